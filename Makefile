@@ -1,0 +1,136 @@
+# spotledger — one GNU Makefile (STYLE.md 24-26).
+#
+#   make            build ./spotledger and ./spotsim (optimised, -Werror)
+#   make run        start spotsim's demo week and spotledger against it
+#   make test       every test under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make deps       install missing Debian packages (idempotent, fast when all present)
+#   make format / format-check / valgrind / clean
+#
+# Sources are discovered: src/*.c form the service (src/main.c is its entry point),
+# src/sim/*.c form spotsim (src/sim/sim_main.c its entry point), tests/test_*.c are
+# one cmocka binary each, linked against both libraries.
+
+PKG_CONFIG ?= pkg-config
+PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
+DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
+	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
+	ca-certificates libjs-chart.js
+
+VERSION := 0.1.0
+
+WARN := -Wall -Wextra -Werror -Wpedantic -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
+	-Wold-style-definition -Wwrite-strings -Wvla -Wformat=2 -fno-common
+PROJECT_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DSPOTLEDGER_VERSION='"$(VERSION)"' \
+	$(WARN) -MMD -MP -Isrc -Ibuild/gen
+OPT ?= -O2 -g
+SANITIZE ?=
+
+BUILD ?= build
+ifneq ($(SANITIZE),)
+BUILD := build/san
+OPT := -O1 -g
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+SIM_SRC := $(filter-out src/sim/sim_main.c,$(wildcard src/sim/*.c))
+TEST_SRC := $(wildcard tests/test_*.c)
+SCHEMA := $(sort $(wildcard schema/*.sql))
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
+SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test check run valgrind format format-check clean bench
+.DEFAULT_GOAL := all
+
+all: deps
+	@$(MAKE) --no-print-directory spotledger spotsim
+
+# --- dependencies -----------------------------------------------------------
+# dpkg-query answers in milliseconds; apt-get runs only when something is missing.
+deps:
+	@missing=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package}\n' $(DEB_PACKAGES) 2>&1 | \
+	  awk '/^ii / {ok[$$2]=1} END {n=split("$(DEB_PACKAGES)", p, " "); \
+	    for (i=1;i<=n;i++) { q=p[i]; sub(/:.*/, "", q); if (!ok[q]) printf " %s", p[i] } }'); \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$SUDO apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1 || \
+	  { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends $$missing; } || \
+	  { echo "deps: could not install:$$missing" >&2; exit 1; }; \
+	fi
+
+# --- build ------------------------------------------------------------------
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Migrations are compiled into the binary so a deployed service needs no schema/ dir.
+$(BUILD)/gen/schema_sql.c: $(SCHEMA) tests/gen_schema.sh
+	@mkdir -p $(dir $@)
+	@sh tests/gen_schema.sh $(SCHEMA) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/schema_sql.o: $(BUILD)/gen/schema_sql.c
+	@$(CC) $(ALL_CFLAGS) -Wno-overlength-strings -c $< -o $@
+
+$(BUILD)/libspotledger.a: $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/libspotsim.a: $(SIM_OBJ) $(BUILD)/libspotledger.a
+	@rm -f $@
+	$(AR) rcs $@ $(SIM_OBJ)
+
+$(BUILD)/spotledger: $(BUILD)/src/main.o $(BUILD)/libspotledger.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+spotledger: $(BUILD)/spotledger
+	cp $< $@
+spotsim: $(BUILD)/spotsim
+	cp $< $@
+
+# --- run --------------------------------------------------------------------
+run: all
+	@sh deploy/demo/run.sh
+
+# --- tests ------------------------------------------------------------------
+# Every test binary, then the end-to-end scripts, all under ASan+UBSan.
+test: deps
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
+	@sh tests/run_tests.sh build/san
+
+check: test
+
+test-bins: $(TEST_BIN) $(BUILD)/spotledger $(BUILD)/spotsim
+
+valgrind: deps
+	@$(MAKE) --no-print-directory test-bins
+	@for t in $(BUILD)/tests/test_*; do \
+	  [ -x "$$t" ] || continue; \
+	  valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 $$t >/dev/null || exit 1; \
+	done; echo "valgrind: no definite leaks"
+
+FORMAT_SRC = $(wildcard src/*.c src/*.h src/sim/*.c src/sim/*.h tests/*.c tests/*.h)
+format:
+	clang-format -i $(FORMAT_SRC)
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRC)
+
+clean:
+	rm -rf build spotledger spotsim
+
+-include $(shell find build -name '*.d' 2>/dev/null)

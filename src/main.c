@@ -1,0 +1,116 @@
+/* main — wiring only: configuration, signals, store, server, pollers. */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app.h"
+#include "config.h"
+#include "log.h"
+#include "server.h"
+#include "store.h"
+
+static const char *real_getenv(const char *name) {
+    return getenv(name);
+}
+
+static void free_secret(char *s) {
+    if (s) {
+        memset(s, 0, strlen(s));
+        free(s);
+    }
+}
+
+static int load_token(const char *flag, const char *path, char **out) {
+    if (!path)
+        return 0;
+    enum err rc = secret_read(path, out);
+    if (rc != ERR_OK) {
+        fprintf(stderr, "spotledger: --%s: cannot read '%s': %s\n", flag, path,
+                rc == ERR_INVAL ? "file is empty" : err_str(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    struct config cfg;
+    char err[512];
+    enum config_result cr = config_parse(&cfg, argc, argv, real_getenv, err, sizeof err);
+    if (cr != CONFIG_OK) {
+        if (cr == CONFIG_BAD)
+            fprintf(stderr, "spotledger: %s\n", err);
+        config_release(&cfg);
+        return cr == CONFIG_EXIT ? 0 : 2;
+    }
+    log_set_level(cfg.log_level);
+
+    struct app app;
+    memset(&app, 0, sizeof app);
+    app.cfg = &cfg;
+    app.started_at = (int64_t)time(NULL);
+    if (load_token("api-token-file", cfg.api_token_file, &app.api_token) != 0 ||
+        load_token("admin-token-file", cfg.admin_token_file, &app.admin_token) != 0) {
+        free_secret(app.api_token);
+        config_release(&cfg);
+        return 2;
+    }
+
+    /* signals: SIGPIPE ignored (MHD and curl leave it to us); SIGTERM/SIGINT are
+     * blocked in every thread and collected by sigwait below */
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t stop_set;
+    sigemptyset(&stop_set);
+    sigaddset(&stop_set, SIGTERM);
+    sigaddset(&stop_set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
+
+    /* before any thread starts (STYLE.md curl 1) */
+    curl_global_init(CURL_GLOBAL_ALL);
+
+    int status = 1;
+    struct store *db = NULL;
+    struct server *srv = NULL;
+    int migrated = 0;
+    if (store_open(cfg.db, STORE_WRITER, &db, &migrated) != ERR_OK) {
+        fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
+        goto out;
+    }
+    log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
+            migrated == 1 ? "" : "s");
+
+    struct server_options so = {
+        .host = cfg.listen_host,
+        .port = cfg.listen_port,
+        .db_path = cfg.db,
+        .max_body = cfg.max_body,
+        .threads = 4,
+        .app = &app,
+    };
+    if (server_start(&so, &srv) != ERR_OK) {
+        fprintf(stderr, "spotledger: --listen: cannot serve on '%s'\n", cfg.listen);
+        goto out;
+    }
+    log_msg(LOG_INFO, "main: listening on http://%s:%u/", cfg.listen_host,
+            (unsigned)server_port(srv));
+    /* machine-readable line for scripts that started us on port 0 */
+    printf("spotledger: listening on %s:%u\n", cfg.listen_host, (unsigned)server_port(srv));
+    fflush(stdout);
+
+    int sig = 0;
+    sigwait(&stop_set, &sig);
+    log_msg(LOG_INFO, "main: %s received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    status = 0;
+
+out:
+    server_stop(srv, 1500);
+    store_free(db);
+    curl_global_cleanup();
+    free_secret(app.api_token);
+    free_secret(app.admin_token);
+    config_release(&cfg);
+    return status;
+}

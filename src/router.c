@@ -1,0 +1,95 @@
+#include "router.h"
+
+#include <string.h>
+
+#include "app.h"
+#include "config.h"
+#include "health.h"
+#include "static_files.h"
+
+enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
+
+struct route {
+    const char *path; /* exact match */
+    unsigned methods;
+    void (*fn)(struct request *req, struct response *resp);
+};
+
+static const struct route routes[] = {
+    {"/healthz", M_GET, health_live},
+    {"/readyz", M_GET, health_ready},
+};
+
+static unsigned method_bit(const char *m) {
+    if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0)
+        return M_GET;
+    if (strcmp(m, "POST") == 0)
+        return M_POST;
+    return 0;
+}
+
+static void allow_header(struct response *resp, unsigned methods) {
+    const char *allow = (methods & M_GET) && (methods & M_POST) ? "GET, HEAD, POST"
+                        : (methods & M_POST)                    ? "POST"
+                                                                : "GET, HEAD";
+    response_header(resp, "Allow", allow);
+}
+
+void router_security_headers(struct response *resp) {
+    response_header(resp, "Content-Security-Policy",
+                    "default-src 'self'; script-src 'self'; style-src 'self'; "
+                    "img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+                    "base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+    response_header(resp, "X-Content-Type-Options", "nosniff");
+    response_header(resp, "Referrer-Policy", "no-referrer");
+    response_header(resp, "X-Frame-Options", "DENY");
+}
+
+static void dispatch(struct request *req, struct response *resp) {
+    unsigned m = method_bit(req->method);
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (strcmp(routes[i].path, req->path) != 0)
+            continue;
+        if (!(routes[i].methods & m)) {
+            allow_header(resp, routes[i].methods);
+            response_error(resp, 405, "method_not_allowed", "method %.16s is not allowed here",
+                           req->method);
+            return;
+        }
+        if (req->too_many_params) {
+            response_error(resp, 400, "too_many_parameters", "at most %d query parameters",
+                           REQUEST_MAX_PARAMS);
+            return;
+        }
+        routes[i].fn(req, resp);
+        return;
+    }
+    if (strncmp(req->path, "/api/", 5) == 0) {
+        response_error(resp, 404, "not_found", "no such API route");
+        return;
+    }
+    /* static files: GET only */
+    if (m != M_GET) {
+        allow_header(resp, M_GET);
+        response_error(resp, 405, "method_not_allowed", "static files are read-only");
+        return;
+    }
+    const struct config *cfg = req->app ? req->app->cfg : NULL;
+    if (!cfg) {
+        response_error(resp, 404, "not_found", "no such file");
+        return;
+    }
+    if (strncmp(req->path, "/vendor/", 8) == 0) {
+        static_serve(cfg->vendor_dir, req->path + 8, resp);
+        return;
+    }
+    const char *rel = req->path + 1;
+    if (!*rel)
+        rel = "index.html";
+    static_serve(cfg->web_dir, rel, resp);
+}
+
+void router_handle(struct request *req, struct response *resp) {
+    dispatch(req, resp);
+    router_security_headers(resp);
+}
