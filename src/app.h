@@ -6,10 +6,12 @@
 #ifndef SPOTLEDGER_APP_H
 #define SPOTLEDGER_APP_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 struct config;
+struct store;
 
 struct app {
     const struct config *cfg;
@@ -18,6 +20,10 @@ struct app {
     bool do_enabled;   /* a DigitalOcean poller is running */
     bool k8s_enabled;  /* a Kubernetes watcher is running */
     int64_t started_at;
+    /* The single write connection (DESIGN.md "One writer"). Pollers and the
+     * exporter hold writer_lock for the whole of each transaction. */
+    struct store *writer;
+    pthread_mutex_t writer_lock;
 };
 
 #endif

@@ -79,6 +79,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
         goto out;
     }
+    app.writer = db;
+    pthread_mutex_init(&app.writer_lock, NULL);
     log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
             migrated == 1 ? "" : "s");
 
