@@ -111,6 +111,7 @@ run: all
 # Every test binary, then the end-to-end scripts, all under ASan+UBSan.
 test: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
+	@$(MAKE) --no-print-directory format-check
 	@sh tests/run_tests.sh build/san
 
 check: test
@@ -128,7 +129,7 @@ FORMAT_SRC = $(wildcard src/*.c src/*.h src/sim/*.c src/sim/*.h tests/*.c tests/
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:
-	clang-format --dry-run -Werror $(FORMAT_SRC)
+	@clang-format --dry-run -Werror $(FORMAT_SRC) && echo "format-check: ok"
 
 clean:
 	rm -rf build spotledger spotsim

@@ -46,14 +46,14 @@ struct http_client_options {
 };
 
 struct http_response {
-    long status;             /* last HTTP status, 0 if none */
-    struct buf body;         /* the body (capped) */
-    int64_t date;            /* Date header as Unix seconds, 0 if absent/invalid */
-    long retry_after;        /* seconds, -1 if absent */
-    long ratelimit_remaining;/* -1 if absent */
-    int64_t ratelimit_reset; /* Unix seconds, 0 if absent */
-    int attempts;            /* requests made, retries included */
-    char error[256];         /* human-readable reason when the call failed */
+    long status;              /* last HTTP status, 0 if none */
+    struct buf body;          /* the body (capped) */
+    int64_t date;             /* Date header as Unix seconds, 0 if absent/invalid */
+    long retry_after;         /* seconds, -1 if absent */
+    long ratelimit_remaining; /* -1 if absent */
+    int64_t ratelimit_reset;  /* Unix seconds, 0 if absent */
+    int attempts;             /* requests made, retries included */
+    char error[256];          /* human-readable reason when the call failed */
 };
 
 enum err http_client_new(const struct http_client_options *opt, struct http_client **out);
