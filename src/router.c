@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "auth.h"
 #include "config.h"
 #include "health.h"
 #include "static_files.h"
@@ -12,12 +13,13 @@ enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 struct route {
     const char *path; /* exact match */
     unsigned methods;
+    enum auth_level auth;
     void (*fn)(struct request *req, struct response *resp);
 };
 
 static const struct route routes[] = {
-    {"/healthz", M_GET, health_live},
-    {"/readyz", M_GET, health_ready},
+    {"/healthz", M_GET, AUTH_OPEN, health_live},
+    {"/readyz", M_GET, AUTH_OPEN, health_ready},
 };
 
 static unsigned method_bit(const char *m) {
@@ -56,6 +58,8 @@ static void dispatch(struct request *req, struct response *resp) {
                            req->method);
             return;
         }
+        if (!auth_check(req, routes[i].auth, resp))
+            return;
         if (req->too_many_params) {
             response_error(resp, 400, "too_many_parameters", "at most %d query parameters",
                            REQUEST_MAX_PARAMS);
@@ -65,7 +69,9 @@ static void dispatch(struct request *req, struct response *resp) {
         return;
     }
     if (strncmp(req->path, "/api/", 5) == 0) {
-        response_error(resp, 404, "not_found", "no such API route");
+        /* unknown API paths answer like known ones to strangers: no route probing */
+        if (auth_check(req, AUTH_READ, resp))
+            response_error(resp, 404, "not_found", "no such API route");
         return;
     }
     /* static files: GET only */
