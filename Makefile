@@ -98,10 +98,11 @@ $(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/lib
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
+# copy then rename: replacing a running binary in place fails with ETXTBSY
 spotledger: $(BUILD)/spotledger
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 spotsim: $(BUILD)/spotsim
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 # --- run --------------------------------------------------------------------
 run: all

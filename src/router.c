@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "api.h"
 #include "app.h"
 #include "auth.h"
 #include "config.h"
@@ -20,6 +21,7 @@ struct route {
 static const struct route routes[] = {
     {"/healthz", M_GET, AUTH_OPEN, health_live},
     {"/readyz", M_GET, AUTH_OPEN, health_ready},
+    {"/api/v1/status", M_GET, AUTH_READ, api_status},
 };
 
 static unsigned method_bit(const char *m) {
