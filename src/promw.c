@@ -38,8 +38,7 @@ void promw_sample_int(struct buf *b, const char *name, const char *const *labels
     buf_printf(b, " %lld\n", (long long)v);
 }
 
-void promw_sample_micro(struct buf *b, const char *name, const char *const *labels,
-                        int64_t micro) {
+void promw_sample_micro(struct buf *b, const char *name, const char *const *labels, int64_t micro) {
     char tmp[MONEY_FMT_MAX];
     money_format(micro, tmp);
     buf_puts(b, name);

@@ -16,7 +16,6 @@ void promw_family(struct buf *b, const char *name, const char *type, const char 
 /* labels: NULL-terminated list of key, value, key, value, ... (may be NULL). */
 void promw_sample_int(struct buf *b, const char *name, const char *const *labels, int64_t v);
 /* value given in millionths: 4800000 -> 4.8 */
-void promw_sample_micro(struct buf *b, const char *name, const char *const *labels,
-                        int64_t micro);
+void promw_sample_micro(struct buf *b, const char *name, const char *const *labels, int64_t micro);
 
 #endif
