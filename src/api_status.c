@@ -50,3 +50,13 @@ void api_status(struct request *req, struct response *resp) {
     buf_putc(&resp->body, '\n');
     response_json(resp, 200);
 }
+
+void api_poll_now(struct request *req, struct response *resp) {
+    if (!req->app) {
+        response_error(resp, 503, "unavailable", "no pollers");
+        return;
+    }
+    app_wake(req->app);
+    buf_puts(&resp->body, "{\"status\":\"poll requested\"}\n");
+    response_json(resp, 202);
+}

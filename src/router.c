@@ -24,6 +24,7 @@ static const struct route routes[] = {
     {"/readyz", M_GET, AUTH_OPEN, health_ready},
     {"/metrics", M_GET, AUTH_METRICS, metrics_handle},
     {"/api/v1/status", M_GET, AUTH_READ, api_status},
+    {"/api/v1/poll", M_POST, AUTH_ADMIN, api_poll_now},
 };
 
 static unsigned method_bit(const char *m) {
