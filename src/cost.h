@@ -312,7 +312,8 @@ struct cost_reclaim {
     int64_t last_resumed_at;   /* last of them */
     int64_t tasks_interrupted;
     int64_t tasks_resumed;
-    /* From first_signal_at (else gone_at); COST_NULL when an end is unknown. */
+    /* From first_signal_at (else gone_at; signal_to_gone then COST_NULL);
+     * COST_NULL when an end is unknown. */
     int64_t signal_to_gone_seconds;
     int64_t replacement_delay_seconds;
     int64_t return_to_useful_work_seconds;

@@ -188,7 +188,7 @@ enum err cost_reclaim_finish(struct cost_ctx *x) {
                 in->pools[nt->pool].capacity == COST_CAP_ON_DEMAND && nt->s >= ref)
                 rc->fallback_ready_at = min_nz(rc->fallback_ready_at, nt->s);
         }
-        rc->signal_to_gone_seconds = since(ref, rc->gone_at);
+        rc->signal_to_gone_seconds = since(rc->first_signal_at, rc->gone_at);
         rc->replacement_delay_seconds = since(ref, rc->fallback_ready_at);
         rc->return_to_useful_work_seconds = since(ref, rc->first_resumed_at);
     }

@@ -213,6 +213,7 @@ static void test_worked_example(void **state) {
     assert_string_equal(rc->pool_id, "pool-spot");
     assert_int_equal(rc->gone_at, T0 + 7200);
     assert_int_equal(rc->first_signal_at, 0);
+    assert_int_equal(rc->signal_to_gone_seconds, COST_NULL);
     assert_int_equal(rc->nodes, 1);
     assert_int_equal(rc->tasks_interrupted, 1);
     assert_int_equal(rc->tasks_resumed, 1);
