@@ -83,20 +83,23 @@ $(BUILD)/gen/schema_sql.o: $(BUILD)/gen/schema_sql.c
 
 $(BUILD)/libspotledger.a: $(LIB_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@$(AR) rcs $@ $^
 
 $(BUILD)/libspotsim.a: $(SIM_OBJ) $(BUILD)/libspotledger.a
 	@rm -f $@
-	$(AR) rcs $@ $(SIM_OBJ)
+	@$(AR) rcs $@ $(SIM_OBJ)
 
 $(BUILD)/spotledger: $(BUILD)/src/main.o $(BUILD)/libspotledger.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 # copy then rename: replacing a running binary in place fails with ETXTBSY
 spotledger: $(BUILD)/spotledger

@@ -9,9 +9,11 @@
 
 #include "app.h"
 #include "config.h"
+#include "kube_auth.h"
 #include "log.h"
 #include "server.h"
 #include "store.h"
+#include "watch_k8s.h"
 
 static const char *real_getenv(const char *name) {
     return getenv(name);
@@ -76,6 +78,7 @@ int main(int argc, char **argv) {
     int status = 1;
     struct store *db = NULL;
     struct server *srv = NULL;
+    struct watch_k8s *k8s = NULL;
     int migrated = 0;
     if (store_open(cfg.db, STORE_WRITER, &db, &migrated) != ERR_OK) {
         fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
@@ -84,6 +87,19 @@ int main(int argc, char **argv) {
     app.writer = db;
     log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
             migrated == 1 ? "" : "s");
+
+    /* Kubernetes watcher (before the server reads app): in-cluster or --kube-api-url;
+     * without either it stays disabled */
+    struct kube_conn kc;
+    struct watch_k8s_options ko;
+    if (kube_conn_resolve(&cfg, real_getenv, &kc, err, sizeof err) != ERR_OK) {
+        log_msg(LOG_WARN, "main: kubernetes watcher disabled: %s", err);
+    } else {
+        watch_k8s_options_from_config(&ko, &cfg, &kc);
+        if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) == ERR_OK &&
+            watch_k8s_start(k8s) == ERR_OK)
+            app.k8s_enabled = true;
+    }
 
     struct server_options so = {
         .host = cfg.listen_host,
@@ -110,6 +126,7 @@ int main(int argc, char **argv) {
 
 out:
     app_stop(&app);
+    watch_k8s_free(k8s); /* joins its threads before the writer closes */
     server_stop(srv, 1500);
     store_free(db);
     curl_global_cleanup();

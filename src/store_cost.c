@@ -45,7 +45,7 @@ static int64_t col_or(sqlite3_stmt *st, int col, int64_t dflt) {
 #define GROW(arr, n, cap)                                                                          \
     do {                                                                                           \
         if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap) * 2 : 256;                                                       \
+            (cap) = (cap) ? (cap)*2 : 256;                                                         \
             (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                        \
         }                                                                                          \
     } while (0)
@@ -295,8 +295,8 @@ static enum err load_od_prices(struct store *s, struct store_cost_data *d) {
     return rc;
 }
 
-enum err store_cost_load(struct store *s, int64_t from, int64_t to,
-                         enum cost_config default_config, struct store_cost_data **out) {
+enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
+                         struct store_cost_data **out) {
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     struct cost_index *pool_ix = NULL, *node_ix = NULL;
     int64_t back = 0;

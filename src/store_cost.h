@@ -30,8 +30,8 @@ struct store_cost_data {
 };
 
 /* Loads the data for [from, to). *out is new (store_cost_free). ERR_DB, ERR_NOMEM. */
-enum err store_cost_load(struct store *s, int64_t from, int64_t to,
-                         enum cost_config default_config, struct store_cost_data **out);
+enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
+                         struct store_cost_data **out);
 void store_cost_free(struct store_cost_data *d);
 
 #endif
