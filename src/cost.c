@@ -4,7 +4,8 @@
  *  1. nodes: billable life, rate, share denominator; pool statistics;
  *  2. reclaim candidates per spot pool (cost_reclaim.c);
  *  3. attempts grouped by task with one counting sort (stable), each task's
- *     attempts ordered by start with an insertion sort (groups are tiny);
+ *     attempts ordered by start with an insertion sort (groups are tiny); input
+ *     already grouped by task in start order is used as is;
  *  4. the task pass: per attempt its held interval, kind and share-seconds
  *     (accumulated per node and class = group x kind), counts, restore samples,
  *     counterfactual share-seconds, reclaim evidence;
@@ -76,6 +77,18 @@ static void share_of(const struct cost_node_rt *n, const struct cost_attempt *a,
     }
 }
 
+/* cost_attempt_interrupted on the node's runtime row (no cold input access). */
+static bool interrupted_rt(const struct cost_attempt *a, const struct cost_node_rt *rt) {
+    if (a->phase == COST_PHASE_SUCCEEDED)
+        return false;
+    int64_t own_end = min_nz(a->finished_at, a->deleted_at);
+    if (rt && rt->end && (own_end == 0 || own_end >= rt->end))
+        return true;
+    if (own_end == 0 && a->phase != COST_PHASE_FAILED)
+        return false;
+    return a->disruption_at != 0 || (a->reason && cost_interrupt_reason(a->reason));
+}
+
 /* Start of an attempt's held interval, and the sort key of a task's attempts. */
 static int64_t attempt_start(const struct cost_attempt *a) {
     return a->scheduled_at ? a->scheduled_at : a->created_at ? a->created_at : a->started_at;
@@ -103,14 +116,7 @@ static enum err check_input(const struct cost_input *in, const struct cost_query
     for (size_t i = 0; i < in->n_tasks; i++)
         if ((unsigned)in->tasks[i].config >= COST_NCONFIG)
             return ERR_INVAL;
-    for (size_t i = 0; i < in->n_attempts; i++) {
-        const struct cost_attempt *a = &in->attempts[i];
-        if (a->task < 0 || (size_t)a->task >= in->n_tasks || a->node < -1 ||
-            (a->node >= 0 && (size_t)a->node >= in->n_nodes) || a->gpu_request < 0 ||
-            a->cpu_request_milli < 0)
-            return ERR_INVAL;
-    }
-    return ERR_OK;
+    return ERR_OK; /* attempts are checked in the grouping pass */
 }
 
 static void *zalloc(size_t n, size_t size, enum err *rc) {
@@ -132,17 +138,46 @@ void cost_result_free(struct cost_result *r) {
     free(r);
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+/* The k-th smallest of v[0..n) (0-based), reordering v: Hoare quickselect with a
+ * median-of-three pivot, O(n) expected; no full sort of a million samples. */
+static int64_t select_kth(int64_t *v, size_t n, size_t k) {
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int64_t a = v[lo], b = v[mid], c = v[hi];
+        int64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                int64_t t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
 }
 
 /* Nearest rank: the smallest sample with at least p % of samples <= it. */
-static int64_t nearest_rank(const int64_t *v, size_t n, int p) {
+static int64_t nearest_rank(int64_t *v, size_t n, int p) {
     size_t rank = ((size_t)p * n + 99) / 100;
     if (rank < 1)
         rank = 1;
-    return v[rank - 1];
+    return select_kth(v, n, rank - 1);
 }
 
 /* ---- step 1: nodes and pools ---------------------------------------------- */
@@ -179,6 +214,7 @@ static void setup_nodes(struct cost_ctx *x) {
         rt->cpu = n->cpu_allocatable_milli;
         rt->d = (rt->gpu > 0 ? rt->gpu : 1) * (rt->cpu > 0 ? rt->cpu : 1);
         rt->end = cost_node_end(n);
+        rt->not_ready = n->not_ready_at;
         rt->s = cost_node_start(n);
         rt->e = rt->end ? rt->end : q->now;
         if (rt->s && rt->e < rt->s)
@@ -230,13 +266,14 @@ static enum err task_pass(struct cost_ctx *x) {
     const struct cost_input *in = x->in;
     const struct cost_query *q = x->q;
     enum err rc = ERR_OK;
-    int32_t *ord = x->ord;
+    int32_t *ord = x->ord; /* NULL: the input is already in task/start order */
+#define AT(i) (&in->attempts[ord ? ord[i] : (i)])
     for (size_t t = 0; t < in->n_tasks; t++) {
         const struct cost_task *task = &in->tasks[t];
         int g = x->tgroup[t];
         int32_t lo = x->toff[t], hi = x->toff[t + 1];
         /* order this task's attempts by start, then input order */
-        for (int32_t i = lo + 1; i < hi; i++) {
+        for (int32_t i = lo + 1; ord && i < hi; i++) {
             int32_t v = ord[i];
             int64_t key = attempt_start(&in->attempts[v]);
             int32_t j = i - 1;
@@ -255,20 +292,19 @@ static enum err task_pass(struct cost_ctx *x) {
          * succeeded task, its last attempt unless that one failed or was interrupted */
         int32_t win = -1;
         for (int32_t i = hi - 1; i >= lo && win < 0; i--)
-            if (in->attempts[ord[i]].phase == COST_PHASE_SUCCEEDED)
+            if (AT(i)->phase == COST_PHASE_SUCCEEDED)
                 win = i;
         if (win < 0 && task->outcome == COST_TASK_SUCCEEDED && hi > lo) {
-            const struct cost_attempt *la = &in->attempts[ord[hi - 1]];
-            const struct cost_node *ln = la->node >= 0 ? &in->nodes[la->node] : NULL;
-            if (la->phase != COST_PHASE_FAILED && !cost_attempt_interrupted(la, ln))
+            const struct cost_attempt *la = AT(hi - 1);
+            const struct cost_node_rt *ln = la->node >= 0 ? &x->nrt[la->node] : NULL;
+            if (la->phase != COST_PHASE_FAILED && !interrupted_rt(la, ln))
                 win = hi - 1;
         }
         int64_t max_end = INT64_MIN;
         bool held_in_w = false;
         for (int32_t i = lo; i < hi; i++) {
-            const struct cost_attempt *a = &in->attempts[ord[i]];
+            const struct cost_attempt *a = AT(i);
             const struct cost_node_rt *rt = a->node >= 0 ? &x->nrt[a->node] : NULL;
-            const struct cost_node *node = a->node >= 0 ? &in->nodes[a->node] : NULL;
             int64_t s, e;
             bool open;
             held(x, a, task, rt, &s, &e, &open);
@@ -283,7 +319,7 @@ static enum err task_pass(struct cost_ctx *x) {
             }
             if (s != 0)
                 max_end = max64(max_end, e);
-            bool interrupted = i != win && cost_attempt_interrupted(a, node);
+            bool interrupted = i != win && interrupted_rt(a, rt);
             if (rt && s != 0 && rt->s != 0) {
                 int64_t secs =
                     cost_billed_overlap(rt->s, rt->e, max64(s, q->from), min64(e, q->to));
@@ -317,7 +353,7 @@ static enum err task_pass(struct cost_ctx *x) {
             if (!interrupted)
                 continue;
             int64_t lost = e;
-            int64_t ev[6] = {a->disruption_at, a->not_ready_at, node ? node->not_ready_at : 0,
+            int64_t ev[6] = {a->disruption_at, a->not_ready_at, rt ? rt->not_ready : 0,
                              a->finished_at,   a->deleted_at,   rt ? rt->end : 0};
             for (int k = 0; k < 6; k++)
                 if (ev[k] && ev[k] >= s && ev[k] < lost)
@@ -325,11 +361,11 @@ static enum err task_pass(struct cost_ctx *x) {
             if (in_window(q, lost))
                 ga->interruptions++;
             int32_t next = i + 1;
-            while (next < hi && in->attempts[ord[next]].started_at == 0)
+            while (next < hi && AT(next)->started_at == 0)
                 next++;
-            int64_t resumed = next < hi ? in->attempts[ord[next]].started_at : 0;
+            int64_t resumed = next < hi ? AT(next)->started_at : 0;
             if (resumed && in_window(q, resumed)) {
-                const struct cost_attempt *na = &in->attempts[ord[next]];
+                const struct cost_attempt *na = AT(next);
                 int64_t sample = max64(0, resumed - lost) + max64(0, na->restore_seconds);
                 rc = add_sample(&x->samples[g], sample);
                 if (rc != ERR_OK)
@@ -345,7 +381,7 @@ static enum err task_pass(struct cost_ctx *x) {
             g < COST_NCONFIG && task->config != COST_ON_DEMAND) {
             struct cost_counterfactual *cf = &x->r->counterfactual;
             int32_t wi = win >= 0 ? win : hi - 1;
-            const struct cost_attempt *a = wi >= lo ? &in->attempts[ord[wi]] : NULL;
+            const struct cost_attempt *a = wi >= lo ? AT(wi) : NULL;
             cf->tasks++;
             if (!a || a->node < 0)
                 continue; /* unpriced */
@@ -374,6 +410,7 @@ static enum err task_pass(struct cost_ctx *x) {
         }
     }
     return ERR_OK;
+#undef AT
 }
 
 /* ---- step 5/6: money --------------------------------------------------------- */
@@ -536,7 +573,6 @@ static enum err finish_configs(struct cost_ctx *x) {
         cr->restore.p50 = cr->restore.p95 = COST_NULL;
         if (n) {
             int64_t *v = (int64_t *)(void *)x->samples[c].data;
-            qsort(v, n, sizeof *v, cmp_i64);
             for (size_t i = 0; i < n; i++)
                 cr->restore.total += v[i];
             cr->restore.p50 = nearest_rank(v, n, 50);
@@ -657,7 +693,6 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
     x.pool_secs = zalloc(x.np * COST_NGROUP, sizeof *x.pool_secs, &rc);
     x.tgroup = zalloc(in->n_tasks, sizeof *x.tgroup, &rc);
     x.toff = zalloc(in->n_tasks + 1, sizeof *x.toff, &rc);
-    x.ord = zalloc(in->n_attempts, sizeof *x.ord, &rc);
     if (rc != ERR_OK)
         goto out;
 
@@ -671,14 +706,35 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
         const struct cost_task *task = &in->tasks[t];
         x.tgroup[t] = (uint8_t)(task->config + (task_selected(q, task) ? 0 : COST_NCONFIG));
     }
-    for (size_t i = 0; i < in->n_attempts; i++)
-        x.toff[in->attempts[i].task + 1]++;
+    /* one pass: check every attempt, count per task, and see whether the input
+     * is already grouped by task in start order (then no permutation at all) */
+    bool grouped = true;
+    int32_t prev_task = -1;
+    int64_t prev_key = INT64_MIN;
+    for (size_t i = 0; i < in->n_attempts; i++) {
+        const struct cost_attempt *a = &in->attempts[i];
+        if (a->task < 0 || (size_t)a->task >= in->n_tasks || a->node < -1 ||
+            (a->node >= 0 && (size_t)a->node >= in->n_nodes) || a->gpu_request < 0 ||
+            a->cpu_request_milli < 0) {
+            rc = ERR_INVAL;
+            goto out;
+        }
+        x.toff[a->task + 1]++;
+        int64_t key = attempt_start(a);
+        if (a->task < prev_task || (a->task == prev_task && key < prev_key))
+            grouped = false;
+        prev_task = a->task;
+        prev_key = key;
+    }
     for (size_t t = 0; t < in->n_tasks; t++)
         x.toff[t + 1] += x.toff[t];
-    {
+    if (!grouped) { /* counting sort by task, stable */
+        x.ord = zalloc(in->n_attempts, sizeof *x.ord, &rc);
         int32_t *fill = zalloc(in->n_tasks, sizeof *fill, &rc);
-        if (!fill)
+        if (rc != ERR_OK) {
+            free(fill);
             goto out;
+        }
         memcpy(fill, x.toff, in->n_tasks * sizeof *fill);
         for (size_t i = 0; i < in->n_attempts; i++)
             x.ord[fill[in->attempts[i].task]++] = (int32_t)i;

@@ -58,9 +58,15 @@
  *    retry at the attempt's start; an interruption at its lost_at; a duplicate at
  *    the start of the overlapping attempt; a restore sample at the next
  *    attempt's first container start.
+ *  - The succeeded attempt of a task is its last attempt with phase Succeeded;
+ *    if none (the watcher missed the pod's end) but the task succeeded, its last
+ *    attempt unless that one failed or was interrupted.
+ *  - node_seconds_by_pool are share-weighted (an attempt holding 1/2 of a node
+ *    for 3600 s is 1800 node-seconds), rounded once per node.
  *  - Interrupted: not succeeded and ended, with a DisruptionTarget time, or a
  *    reason Evicted/NodeLost/Shutdown/NodeShutdown/Terminated, or its node was
- *    deleted while it still held it (no earlier finish/deletion of its own).
+ *    deleted while it still held it (no earlier finish/deletion of its own; a
+ *    finish in the same second as the node deletion counts as interrupted).
  *  - Restore time = max(0, next started attempt's first container start -
  *    lost_at) + that attempt's reported restore_seconds (when >= 0). An
  *    interruption never followed by a started attempt gives no sample.

@@ -16,9 +16,10 @@ enum { COST_KIND_USEFUL = 0, COST_KIND_RESTORE, COST_KIND_WASTED, COST_KIND_RUNN
 #define COST_NCLASS (COST_NGROUP * COST_NKIND)
 
 struct cost_node_rt {
-    int64_t s, e; /* billed life [s, e): 60 s minimum applied, open end at now; s 0 unknown */
-    int64_t end;  /* real deletion, 0 alive */
-    int64_t rate; /* µ$/h */
+    int64_t s, e;      /* billed life [s, e): 60 s minimum applied, open end at now; s 0 unknown */
+    int64_t end;       /* real deletion, 0 alive */
+    int64_t not_ready; /* first NodeNotReady */
+    int64_t rate;      /* µ$/h */
     int64_t gpu, cpu;
     int64_t d;    /* share denominator: gpu (or 1) x cpu (or 1) */
     int32_t pool; /* pool row; n_pools = unknown pool */
@@ -70,6 +71,9 @@ struct cost_ctx {
 /* Billed set of a node living [s, e) (60 s minimum already applied): in each
  * calendar month, the first 672 h of its presence. Returns its seconds in [a, b). */
 int64_t cost_billed_overlap(int64_t s, int64_t e, int64_t a, int64_t b);
+
+/* Reason Evicted / NodeLost / Shutdown / NodeShutdown / Terminated (r not NULL). */
+bool cost_interrupt_reason(const char *r);
 
 /* cost_reclaim.c */
 enum err cost_reclaim_candidates(struct cost_ctx *x);

@@ -172,7 +172,7 @@ int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, in
 
 /* ---- attempts ------------------------------------------------------------- */
 
-static bool interrupt_reason(const char *r) {
+bool cost_interrupt_reason(const char *r) {
     static const char *const reasons[] = {"Evicted", "NodeLost", "Shutdown", "NodeShutdown",
                                           "Terminated"};
     if (!r)
@@ -194,7 +194,7 @@ bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_no
     bool ended = own_end != 0 || a->phase == COST_PHASE_FAILED;
     if (!ended)
         return false;
-    return a->disruption_at != 0 || interrupt_reason(a->reason);
+    return a->disruption_at != 0 || cost_interrupt_reason(a->reason);
 }
 
 /* ---- string index ----------------------------------------------------------- */

@@ -651,6 +651,33 @@ static void test_index(void **state) {
     free(nodes);
 }
 
+/* Restore percentiles are nearest-rank over the window's samples. 7 tasks are
+ * each interrupted at 1000 (DisruptionTarget) and restart after gaps 700, 100,
+ * 600, 300, 500, 200, 400 s: sorted 100..700; p50 = rank ceil(3.5) = 4th = 400,
+ * p95 = rank ceil(6.65) = 7th = 700; total 2800. */
+static void test_restore_percentiles(void **state) {
+    struct fx *f = *state;
+    static const char *const uids[] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6"};
+    static const int64_t gaps[] = {700, 100, 600, 300, 500, 200, 400};
+    int32_t p = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t n = add_node(f, "n", p, 0, 0, 5000, 16, 64000);
+    for (int i = 0; i < 7; i++) {
+        int32_t t = add_task(f, uids[i], COST_SPOT, COST_TASK_SUCCEEDED, 3000);
+        struct cost_attempt *a = add_attempt(f, t, n, 0, 0, 1000, COST_PHASE_FAILED);
+        a->disruption_at = T0 + 1000;
+        add_attempt(f, t, n, 1000 + gaps[i] - 10, 1000 + gaps[i], 3000, COST_PHASE_SUCCEEDED);
+    }
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_restore *rs = &f->r->configs[COST_SPOT].restore;
+    assert_int_equal(rs->samples, 7);
+    assert_int_equal(rs->total, 2800);
+    assert_int_equal(rs->p50, 400);
+    assert_int_equal(rs->p95, 700);
+    assert_int_equal(f->r->configs[COST_SPOT].interruptions, 7);
+    assert_int_equal(f->r->configs[COST_SPOT].retries, 7);
+}
+
 /* ---- property test ------------------------------------------------------------ */
 
 static uint64_t rng_state;
@@ -757,6 +784,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_empty, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_invalid, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint_advice, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_restore_percentiles, fx_setup, fx_teardown),
         cmocka_unit_test(test_interrupted_and_names),
         cmocka_unit_test(test_index),
         cmocka_unit_test_setup_teardown(test_property_random, fx_setup, fx_teardown),
