@@ -135,6 +135,7 @@ void cost_result_free(struct cost_result *r) {
     free(r->nodes);
     free(r->reclaims);
     free(r->advice);
+    free(r->attempts);
     free(r);
 }
 
@@ -320,6 +321,16 @@ static enum err task_pass(struct cost_ctx *x) {
             if (s != 0)
                 max_end = max64(max_end, e);
             bool interrupted = i != win && interrupted_rt(a, rt);
+            struct cost_attempt_result *ar =
+                x->r->attempts ? &x->r->attempts[ord ? ord[i] : i] : NULL;
+            if (ar) {
+                ar->start = s;
+                ar->end = e;
+                ar->outcome = i == win                                ? COST_ATTEMPT_SUCCEEDED
+                              : interrupted                           ? COST_ATTEMPT_INTERRUPTED
+                              : open && a->phase != COST_PHASE_FAILED ? COST_ATTEMPT_RUNNING
+                                                                      : COST_ATTEMPT_FAILED;
+            }
             if (rt && s != 0 && rt->s != 0) {
                 int64_t secs =
                     cost_billed_overlap(rt->s, rt->e, max64(s, q->from), min64(e, q->to));
@@ -344,6 +355,9 @@ static enum err task_pass(struct cost_ctx *x) {
                         return ERR_TOOBIG;
                     x->pool_secs[(size_t)rt->pool * COST_NGROUP + (size_t)g] += secs;
                     held_in_w = true;
+                    if (ar &&
+                        (rc = money_muldiv(w, rt->rate, rt->d * 3600, &ar->allocated)) != ERR_OK)
+                        return rc;
                 }
                 if (a->checkpoint_seconds >= 0 && in_window(q, s)) {
                     x->prt[rt->pool].ckpt_sum += a->checkpoint_seconds;
@@ -364,6 +378,12 @@ static enum err task_pass(struct cost_ctx *x) {
             while (next < hi && AT(next)->started_at == 0)
                 next++;
             int64_t resumed = next < hi ? AT(next)->started_at : 0;
+            if (ar) {
+                ar->lost_at = lost;
+                if (resumed)
+                    x->r->attempts[ord ? ord[next] : next].restore_seconds =
+                        max64(0, resumed - lost) + max64(0, AT(next)->restore_seconds);
+            }
             if (resumed && in_window(q, resumed)) {
                 const struct cost_attempt *na = AT(next);
                 int64_t sample = max64(0, resumed - lost) + max64(0, na->restore_seconds);
@@ -684,6 +704,11 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
     r->n_nodes = in->n_nodes;
     r->pools = zalloc(x.np, sizeof *r->pools, &rc);
     r->nodes = zalloc(in->n_nodes, sizeof *r->nodes, &rc);
+    if (q->want_attempts) {
+        r->attempts = zalloc(in->n_attempts, sizeof *r->attempts, &rc);
+        for (size_t i = 0; r->attempts && i < in->n_attempts; i++)
+            r->attempts[i].restore_seconds = COST_NULL;
+    }
     for (int c = 0; c < COST_NCONFIG; c++)
         r->configs[c].pool_seconds = zalloc(x.np, sizeof(int64_t), &rc);
     x.nrt = zalloc(in->n_nodes, sizeof *x.nrt, &rc);

@@ -222,6 +222,8 @@ struct cost_query {
      * the size of the on-demand pool fallback tasks used most. May be NULL. */
     const struct cost_od_size *od_sizes;
     size_t n_od_sizes;
+    /* Also fill cost_result.attempts (per-attempt detail, for task views). */
+    bool want_attempts;
 };
 
 /* ---- output --------------------------------------------------------------- */
@@ -325,6 +327,26 @@ struct cost_reclaim {
     int64_t return_to_useful_work_seconds;
 };
 
+enum cost_attempt_outcome {
+    COST_ATTEMPT_RUNNING = 0, /* still holds its node at now */
+    COST_ATTEMPT_SUCCEEDED,   /* the attempt that completed its task */
+    COST_ATTEMPT_FAILED,      /* ended without success, not interrupted */
+    COST_ATTEMPT_INTERRUPTED, /* ended by a disruption (DESIGN.md "Interrupted attempt") */
+};
+
+/* Per-attempt detail. Display figures: `allocated` is rounded per attempt
+ * (half away from zero) and is not scaled down on an over-subscribed node, so
+ * the sum over attempts can differ from the configuration totals (which are
+ * rounded once per node) by a few micro-dollars. */
+struct cost_attempt_result {
+    int64_t start, end; /* held interval; start 0 unknown */
+    enum cost_attempt_outcome outcome;
+    int64_t lost_at;         /* interrupted: when it stopped being useful; else 0 */
+    int64_t restore_seconds; /* the attempt that resumed its task after an interruption:
+                                the restore time (gap + reported); else COST_NULL */
+    int64_t allocated;       /* µ$ of its node-seconds in the window */
+};
+
 struct cost_result {
     int64_t from, to, now;
     struct cost_config_result configs[COST_NCONFIG]; /* indexed by enum cost_config */
@@ -343,6 +365,9 @@ struct cost_result {
     size_t n_advice; /* one per spot size seen */
     struct cost_advice *advice;
     int64_t attempts_unscheduled; /* attempts in W with no node (no cost) */
+    /* With cost_query.want_attempts: one row per input attempt, in input order;
+     * otherwise NULL. */
+    struct cost_attempt_result *attempts;
 };
 
 /* Computes the window. On ERR_OK *out is a new result (cost_result_free); it

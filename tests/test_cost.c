@@ -147,6 +147,38 @@ static void worked_example(struct fx *f) {
     add_attempt(f, j3, n, 60, 60, 3660, COST_PHASE_SUCCEEDED);
 }
 
+/* Per-attempt detail on the worked example: the allocated cost of each row of
+ * DESIGN.md's table, outcomes, lost_at and J2's restore time on its retry. */
+static void test_attempt_detail(void **state) {
+    struct fx *f = *state;
+    worked_example(f);
+    f->q.want_attempts = true;
+    assert_int_equal(run(f), ERR_OK);
+    const struct cost_attempt_result *ar = f->r->attempts;
+    assert_non_null(ar);
+    /* J1 on S 0 -> 3660: 3660 x 500 = 1.830 */
+    assert_int_equal(ar[0].allocated, 1830000);
+    assert_int_equal(ar[0].outcome, COST_ATTEMPT_SUCCEEDED);
+    assert_int_equal(ar[0].restore_seconds, COST_NULL);
+    /* J2 #1 on S 3700 -> 7200 (node deleted): 3500 x 500 = 1.750, lost at 7200 */
+    assert_int_equal(ar[1].allocated, 1750000);
+    assert_int_equal(ar[1].outcome, COST_ATTEMPT_INTERRUPTED);
+    assert_int_equal(ar[1].start, T0 + 3700);
+    assert_int_equal(ar[1].end, T0 + 7200);
+    assert_int_equal(ar[1].lost_at, T0 + 7200);
+    /* J2 #2 on F 7260 -> 9000: 1740 x 1000 = 1.740; restore (7320 - 7200) + 120 */
+    assert_int_equal(ar[2].allocated, 1740000);
+    assert_int_equal(ar[2].outcome, COST_ATTEMPT_SUCCEEDED);
+    assert_int_equal(ar[2].restore_seconds, 240);
+    assert_int_equal(ar[2].lost_at, 0);
+    /* J3 on F 60 -> 3660: 3.600 */
+    assert_int_equal(ar[3].allocated, 3600000);
+    /* without the flag there is no detail */
+    f->q.want_attempts = false;
+    assert_int_equal(run(f), ERR_OK);
+    assert_null(f->r->attempts);
+}
+
 static void test_worked_example(void **state) {
     struct fx *f = *state;
     worked_example(f);
@@ -770,6 +802,7 @@ static void test_property_random(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_worked_example, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_attempt_detail, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_reclaim_timeline, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_indexed_job_shared_gpu, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_duplicates, fx_setup, fx_teardown),
