@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "api_cost.h"
 #include "app.h"
 #include "auth.h"
 #include "config.h"
@@ -25,6 +26,10 @@ static const struct route routes[] = {
     {"/metrics", M_GET, AUTH_METRICS, metrics_handle},
     {"/api/v1/status", M_GET, AUTH_READ, api_status},
     {"/api/v1/poll", M_POST, AUTH_ADMIN, api_poll_now},
+    {"/api/v1/summary", M_GET, AUTH_READ, api_summary},
+    {"/api/v1/nodes", M_GET, AUTH_READ, api_nodes},
+    {"/api/v1/pools", M_GET, AUTH_READ, api_pools},
+    {"/api/v1/reclaims", M_GET, AUTH_READ, api_reclaims},
 };
 
 static unsigned method_bit(const char *m) {
