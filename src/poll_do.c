@@ -330,7 +330,7 @@ static enum err on_page(void *ctx, const struct http_response *resp, char **next
     }
     }
     if (e != ERR_OK) {
-        snprintf(pg->why, sizeof pg->why, "page %zu: %s", pg->n + 1, why);
+        snprintf(pg->why, sizeof pg->why, "page %zu: %.180s", pg->n + 1, why);
         return e;
     }
     pg->n++;

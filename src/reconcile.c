@@ -31,7 +31,7 @@ enum err reconcile_period_bounds(const char *period, int64_t *start, int64_t *en
 }
 
 int64_t reconcile_node_seconds(int64_t start, int64_t end, int64_t now, int64_t ps, int64_t pe) {
-    if (end == 0 || end > now)
+    if (end == 0)
         end = now > start ? now : start;
     if (end < start)
         end = start;
