@@ -187,7 +187,8 @@ CREATE TABLE reclaims (
 );
 
 CREATE TABLE invoices (
-    uuid            TEXT PRIMARY KEY,       -- 'preview' for invoice_preview
+    uuid            TEXT PRIMARY KEY,       -- invoice_uuid (also for the preview)
+    invoice_id      TEXT,
     period          TEXT,                   -- '2026-11'
     amount_micro    INTEGER,
     updated_at      TEXT,

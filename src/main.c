@@ -11,6 +11,7 @@
 #include "config.h"
 #include "kube_auth.h"
 #include "log.h"
+#include "poll_do.h"
 #include "server.h"
 #include "store.h"
 #include "watch_k8s.h"
@@ -79,6 +80,7 @@ int main(int argc, char **argv) {
     struct store *db = NULL;
     struct server *srv = NULL;
     struct watch_k8s *k8s = NULL;
+    struct poll_do *do_poller = NULL;
     int migrated = 0;
     if (store_open(cfg.db, STORE_WRITER, &db, &migrated) != ERR_OK) {
         fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
@@ -99,6 +101,36 @@ int main(int argc, char **argv) {
         if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) == ERR_OK &&
             watch_k8s_start(k8s) == ERR_OK)
             app.k8s_enabled = true;
+    }
+
+    /* DigitalOcean poller: needs a cluster and a token (file, else DIGITALOCEAN_TOKEN) */
+    if (cfg.cluster_id && (cfg.do_token_file || cfg.do_token_from_env)) {
+        char *tok = NULL;
+        if (cfg.do_token_file) {
+            if (load_token("do-token-file", cfg.do_token_file, &tok) != 0)
+                goto out;
+        } else {
+            tok = strdup(getenv("DIGITALOCEAN_TOKEN"));
+        }
+        struct poll_do_options po = {
+            .api_url = cfg.do_api_url,
+            .token = tok,
+            .cluster_id = cfg.cluster_id,
+            .spot_pools = cfg.spot_pools,
+            .n_spot_pools = cfg.n_spot_pools,
+            .spot_labels = cfg.spot_labels,
+            .n_spot_labels = cfg.n_spot_labels,
+            .poll_interval = cfg.poll_interval,
+            .billing_interval = cfg.billing_interval,
+            .http = {.max_response = cfg.max_response},
+        };
+        enum err prc = tok ? poll_do_new(&po, db, &app.writer_lock, &do_poller) : ERR_NOMEM;
+        free_secret(tok);
+        if (prc != ERR_OK || poll_do_start(do_poller) != ERR_OK) {
+            fprintf(stderr, "spotledger: cannot start the DigitalOcean poller\n");
+            goto out;
+        }
+        app.do_enabled = true;
     }
 
     struct server_options so = {
@@ -128,6 +160,7 @@ out:
     app_stop(&app);
     watch_k8s_free(k8s); /* joins its threads before the writer closes */
     server_stop(srv, 1500);
+    poll_do_free(do_poller); /* stops and joins before the store closes */
     store_free(db);
     curl_global_cleanup();
     free_secret(app.api_token);
