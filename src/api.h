@@ -40,5 +40,8 @@ void api_write_window(struct jsonw *w, const struct window *win);
 /* Route handlers. */
 void api_status(struct request *req, struct response *resp);
 void api_poll_now(struct request *req, struct response *resp); /* POST, admin */
+void api_tasks(struct request *req, struct response *resp);
+void api_task(struct request *req, struct response *resp); /* /api/v1/tasks/{uid} */
+void api_experiments(struct request *req, struct response *resp);
 
 #endif

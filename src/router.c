@@ -1,5 +1,6 @@
 #include "router.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "api.h"
@@ -14,7 +15,7 @@
 enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 
 struct route {
-    const char *path; /* exact match */
+    const char *path; /* exact match, or a prefix when it ends with '/' */
     unsigned methods;
     enum auth_level auth;
     void (*fn)(struct request *req, struct response *resp);
@@ -30,6 +31,9 @@ static const struct route routes[] = {
     {"/api/v1/nodes", M_GET, AUTH_READ, api_nodes},
     {"/api/v1/pools", M_GET, AUTH_READ, api_pools},
     {"/api/v1/reclaims", M_GET, AUTH_READ, api_reclaims},
+    {"/api/v1/tasks", M_GET, AUTH_READ, api_tasks},
+    {"/api/v1/tasks/", M_GET, AUTH_READ, api_task},
+    {"/api/v1/experiments", M_GET, AUTH_READ, api_experiments},
 };
 
 static unsigned method_bit(const char *m) {
@@ -60,7 +64,10 @@ void router_security_headers(struct response *resp) {
 static void dispatch(struct request *req, struct response *resp) {
     unsigned m = method_bit(req->method);
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (strcmp(routes[i].path, req->path) != 0)
+        size_t pl = strlen(routes[i].path);
+        bool prefix = routes[i].path[pl - 1] == '/';
+        if (prefix ? strncmp(routes[i].path, req->path, pl) != 0 || !req->path[pl]
+                   : strcmp(routes[i].path, req->path) != 0)
             continue;
         if (!(routes[i].methods & m)) {
             allow_header(resp, routes[i].methods);
