@@ -43,5 +43,7 @@ void api_poll_now(struct request *req, struct response *resp); /* POST, admin */
 void api_tasks(struct request *req, struct response *resp);
 void api_task(struct request *req, struct response *resp); /* /api/v1/tasks/{uid} */
 void api_experiments(struct request *req, struct response *resp);
+void api_timeseries(struct request *req, struct response *resp);
+void api_node_counts(struct request *req, struct response *resp);
 
 #endif

@@ -34,6 +34,8 @@ static const struct route routes[] = {
     {"/api/v1/tasks", M_GET, AUTH_READ, api_tasks},
     {"/api/v1/tasks/", M_GET, AUTH_READ, api_task},
     {"/api/v1/experiments", M_GET, AUTH_READ, api_experiments},
+    {"/api/v1/timeseries", M_GET, AUTH_READ, api_timeseries},
+    {"/api/v1/node_counts", M_GET, AUTH_READ, api_node_counts},
 };
 
 static unsigned method_bit(const char *m) {
