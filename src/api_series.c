@@ -109,7 +109,7 @@ void api_timeseries(struct request *req, struct response *resp) {
         struct api_query bq = q;
         bq.w.from = a;
         bq.w.to = z;
-        struct api_calc c;
+        struct calc c;
         if (!api_calc_run(req, resp, &bq, a, z, false, &c)) {
             free(vals);
             return;
@@ -117,7 +117,7 @@ void api_timeseries(struct request *req, struct response *resp) {
         for (int k = 0; k < COST_NCONFIG; k++)
             vals[b][k] = config_value(&c.res->configs[k], m);
         vals[b][COST_NCONFIG] = cf_value(&c.res->counterfactual, m);
-        api_calc_release(&c);
+        calc_release(&c);
     }
     struct jsonw w;
     jsonw_init(&w, &resp->body);
@@ -183,7 +183,7 @@ void api_node_counts(struct request *req, struct response *resp) {
                        COUNTS_MAX_POINTS);
         return;
     }
-    struct api_calc c;
+    struct calc c;
     if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
         return;
     const struct cost_input *in = &c.data->in;
@@ -225,6 +225,6 @@ void api_node_counts(struct request *req, struct response *resp) {
     w.first[w.depth] = false;
     jsonw_obj_end(&w);
     buf_putc(&resp->body, '\n');
-    api_calc_release(&c);
+    calc_release(&c);
     response_json(resp, w.rc == ERR_OK ? 200 : 500);
 }

@@ -142,32 +142,23 @@ void api_tasks(struct request *req, struct response *resp) {
         return;
     }
 
-    /* load the window, then widen to the earliest attempt of its tasks so each
-     * task's figures cover its whole life */
-    struct api_calc c;
-    if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, true, &c))
+    if (!req->db) {
+        response_error(resp, 503, "unavailable", "the database is not open");
         return;
-    int64_t now = api_now(req), a, b;
-    life_window(&c.data->in, q.w.from, q.w.to, now, &a, &b);
-    if (a < q.w.from) {
-        api_calc_release(&c);
-        if (!api_calc_run(req, resp, &q, a, q.w.to, true, &c))
-            return;
-        life_window(&c.data->in, q.w.from, q.w.to, now, &a, &b);
     }
-    struct api_query all = q; /* per-task figures ignore the filters; rows apply them */
-    all.configuration = NULL;
-    all.experiment = NULL;
-    all.namespace_ = NULL;
-    if (!api_calc_window(req, resp, &all, a, b, &c)) {
-        api_calc_release(&c);
+    struct calc c;
+    enum err rc = calc_task_life(req->db, req->app ? req->app->cfg : NULL, q.w.from, q.w.to,
+                                 api_now(req), &c);
+    if (rc != ERR_OK) {
+        response_error(resp, rc == ERR_BUSY || rc == ERR_DB ? 503 : 500, "internal",
+                       "cannot compute the tasks: %s", err_str(rc));
         return;
     }
     struct taskview_row *rows = NULL;
     size_t n = 0;
-    enum err rc = taskview_build(&c.data->in, c.res, &f, &rows, &n);
+    rc = taskview_build(&c.data->in, c.res, &f, &rows, &n);
     if (rc != ERR_OK) {
-        api_calc_release(&c);
+        calc_release(&c);
         response_error(resp, 500, "internal", "cannot build the task list: %s", err_str(rc));
         return;
     }
@@ -213,7 +204,7 @@ void api_tasks(struct request *req, struct response *resp) {
     jsonw_obj_end(&w);
     buf_putc(&resp->body, '\n');
     free(rows);
-    api_calc_release(&c);
+    calc_release(&c);
     if (w.rc != ERR_OK) {
         response_error(resp, 500, "internal", "cannot write the response");
         return;
@@ -235,18 +226,16 @@ void api_task(struct request *req, struct response *resp) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return;
     }
-    enum cost_config dflt = COST_FALLBACK;
-    if (req->app && req->app->cfg)
-        cost_config_parse(req->app->cfg->default_configuration, &dflt);
-    struct api_calc c;
+    struct calc c;
     memset(&c, 0, sizeof c);
-    enum err rc = store_cost_load_task(req->db, uid, dflt, &c.data);
+    enum err rc = store_cost_load_task(
+        req->db, uid, calc_default_config(req->app ? req->app->cfg : NULL), &c.data);
     if (rc != ERR_OK) {
         response_error(resp, 500, "database", "cannot read the task: %s", err_str(rc));
         return;
     }
     if (c.data->in.n_tasks == 0) {
-        api_calc_release(&c);
+        calc_release(&c);
         response_error(resp, 404, "not_found", "no task with that uid");
         return;
     }
@@ -257,7 +246,7 @@ void api_task(struct request *req, struct response *resp) {
     struct cost_query cq = {.from = a, .to = b, .now = now < a ? a : now, .want_attempts = true};
     rc = cost_compute(&c.data->in, &cq, &c.res);
     if (rc != ERR_OK) {
-        api_calc_release(&c);
+        calc_release(&c);
         response_error(resp, 500, "internal", "the cost computation failed: %s", err_str(rc));
         return;
     }
@@ -272,7 +261,7 @@ void api_task(struct request *req, struct response *resp) {
     if (rc != ERR_OK || n != 1) {
         free(rows);
         free(info);
-        api_calc_release(&c);
+        calc_release(&c);
         response_error(resp, 500, "internal", "cannot build the task: %s", err_str(rc));
         return;
     }
@@ -323,7 +312,7 @@ void api_task(struct request *req, struct response *resp) {
     buf_putc(&resp->body, '\n');
     free(rows);
     free(info);
-    api_calc_release(&c);
+    calc_release(&c);
     if (w.rc != ERR_OK) {
         response_error(resp, 500, "internal", "cannot write the response");
         return;
