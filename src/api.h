@@ -45,5 +45,8 @@ void api_task(struct request *req, struct response *resp); /* /api/v1/tasks/{uid
 void api_experiments(struct request *req, struct response *resp);
 void api_timeseries(struct request *req, struct response *resp);
 void api_node_counts(struct request *req, struct response *resp);
+void api_exports(struct request *req, struct response *resp);
+void api_export_csv(struct request *req, struct response *resp);
+void api_export_run(struct request *req, struct response *resp); /* POST, admin */
 
 #endif

@@ -36,6 +36,9 @@ static const struct route routes[] = {
     {"/api/v1/experiments", M_GET, AUTH_READ, api_experiments},
     {"/api/v1/timeseries", M_GET, AUTH_READ, api_timeseries},
     {"/api/v1/node_counts", M_GET, AUTH_READ, api_node_counts},
+    {"/api/v1/export.csv", M_GET, AUTH_READ, api_export_csv},
+    {"/api/v1/exports", M_GET, AUTH_READ, api_exports},
+    {"/api/v1/exports", M_POST, AUTH_ADMIN, api_export_run},
 };
 
 static unsigned method_bit(const char *m) {
@@ -63,20 +66,21 @@ void router_security_headers(struct response *resp) {
     response_header(resp, "X-Frame-Options", "DENY");
 }
 
+static bool path_matches(const struct route *r, const char *path) {
+    size_t pl = strlen(r->path);
+    if (r->path[pl - 1] == '/')
+        return strncmp(r->path, path, pl) == 0 && path[pl];
+    return strcmp(r->path, path) == 0;
+}
+
 static void dispatch(struct request *req, struct response *resp) {
-    unsigned m = method_bit(req->method);
+    unsigned m = method_bit(req->method), allowed = 0;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        size_t pl = strlen(routes[i].path);
-        bool prefix = routes[i].path[pl - 1] == '/';
-        if (prefix ? strncmp(routes[i].path, req->path, pl) != 0 || !req->path[pl]
-                   : strcmp(routes[i].path, req->path) != 0)
+        if (!path_matches(&routes[i], req->path))
             continue;
-        if (!(routes[i].methods & m)) {
-            allow_header(resp, routes[i].methods);
-            response_error(resp, 405, "method_not_allowed", "method %.16s is not allowed here",
-                           req->method);
-            return;
-        }
+        allowed |= routes[i].methods;
+        if (!(routes[i].methods & m))
+            continue;
         enum auth_level lvl = routes[i].auth;
         if (lvl == AUTH_METRICS)
             lvl = req->app && req->app->cfg && req->app->cfg->metrics_open ? AUTH_OPEN : AUTH_READ;
@@ -88,6 +92,12 @@ static void dispatch(struct request *req, struct response *resp) {
             return;
         }
         routes[i].fn(req, resp);
+        return;
+    }
+    if (allowed) {
+        allow_header(resp, allowed);
+        response_error(resp, 405, "method_not_allowed", "method %.16s is not allowed here",
+                       req->method);
         return;
     }
     if (strncmp(req->path, "/api/", 5) == 0) {
