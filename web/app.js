@@ -575,7 +575,7 @@
         data: { labels: labels.map((t) => (step === '1w' ? 'week of ' + F.date(t) : F.date(t))), datasets },
         options: {
           interaction: { mode: 'index', intersect: false },
-          scales: { y: { beginAtZero: true, title: { display: true, text: 'USD per successful task' }, ticks: { callback: (v) => F.money(v) } } },
+          scales: { y: { beginAtZero: true, title: { display: true, text: 'USD per successful task' }, ticks: { callback: (v) => F.axisMoney(v) } } },
           plugins: { tooltip: { callbacks: { label: (ctx) => ctx.dataset.label + ': ' + (ctx.raw === null ? DASH : F.moneyExact(ctx.raw)) } } },
         },
       });
@@ -607,7 +607,7 @@
       },
       options: {
         indexAxis: 'y',
-        scales: { x: { stacked: true, ticks: { callback: (v) => F.money(v) } }, y: { stacked: true } },
+        scales: { x: { stacked: true, ticks: { maxRotation: 45, callback: (v) => F.axisMoney(v) } }, y: { stacked: true } },
         plugins: { tooltip: { callbacks: { label: (ctx) => ctx.dataset.label + ': ' + (ctx.raw === null ? DASH : F.moneyExact(ctx.raw)) } } },
       },
     });
@@ -616,6 +616,20 @@
   function msOf(t) {
     const v = typeof t === 'string' ? Date.parse(t) : NaN;
     return Number.isFinite(v) ? v : null;
+  }
+
+  /* Tick spacing for a time axis in ms: whole hours or days so ticks fall on UTC boundaries. */
+  function tickStep(datasets) {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const d of datasets) for (const p of d.data) {
+      if (p.x < min) min = p.x;
+      if (p.x > max) max = p.x;
+    }
+    const span = max - min;
+    const H = 3600000;
+    for (const s of [H, 3 * H, 6 * H, 12 * H, 24 * H, 48 * H, 7 * 24 * H]) if (span / s <= 8) return s;
+    return 14 * 24 * H;
   }
 
   function tickTime(ms) {
@@ -675,6 +689,7 @@
         marks.push({ ms: msOf(r.replacement_ready_at), label: 'replacement ready' + n + ' (+' + F.duration(r.replacement_delay_seconds) + ')', color: '#1f77b4' });
         marks.push({ ms: msOf(r.return_to_work_at), label: 'back to work' + n + ' (+' + F.duration(r.return_to_work_seconds) + ')', color: '#2ca02c' });
       });
+      const step = tickStep(datasets);
       makeChart('reclaim-chart', {
         type: 'line',
         data: { datasets },
@@ -682,7 +697,7 @@
           parsing: true,
           interaction: { mode: 'nearest', intersect: false },
           scales: {
-            x: { type: 'linear', ticks: { maxTicksLimit: 8, callback: (v) => tickTime(v) } },
+            x: { type: 'linear', ticks: { stepSize: step, autoSkip: true, autoSkipPadding: 12, maxRotation: 45, callback: (v) => (step >= 86400000 ? F.date(new Date(v).toISOString()) : tickTime(v)) } },
             y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'nodes' } },
           },
           plugins: {
@@ -828,7 +843,7 @@
         ['Configuration', NAMES[task.configuration] || task.configuration || DASH],
         ['Experiment', task.experiment || DASH],
         ['Outcome', task.outcome || DASH],
-        ['Attempts', F.count(task.attempts)],
+        ['Attempts', F.count(Array.isArray(task.attempts) ? task.attempts.length : task.attempts)],
         ['Retries', F.count(task.retries)],
         ['Interruptions', F.count(task.interruptions)],
         ['Restore time', F.duration(task.restore_seconds)],
@@ -859,7 +874,6 @@
         );
       });
       panel.setAttribute('data-loaded', 'true');
-      panel.scrollIntoView({ block: 'start', behavior: reduceMotion ? 'auto' : 'smooth' });
       $('task-detail-heading').focus({ preventScroll: true });
     } catch (e) {
       if (state.task !== uid) return;

@@ -107,6 +107,14 @@
     return (neg ? '-' : '') + '$' + (neg ? s.slice(1) : s);
   }
 
+  /* Axis ticks are chosen by Chart.js, not sent by the API: whole dollars stay short. */
+  function axisMoney(v) {
+    if (!isNum(v)) return '';
+    const s = decimalString(v);
+    if (/^-?\d+$/.test(s)) return (s[0] === '-' ? '-$' + group(s.slice(1)) : '$' + group(s));
+    return money(v);
+  }
+
   function percent(v) {
     if (!isNum(v)) return DASH;
     const r = fixed(v, 1);
@@ -147,5 +155,5 @@
     return v.slice(0, 10);
   }
 
-  global.SLFormat = { DASH, decimalString, roundDecimal, money, moneyExact, percent, count, duration, time, date, isNum };
+  global.SLFormat = { DASH, decimalString, roundDecimal, money, moneyExact, axisMoney, percent, count, duration, time, date, isNum };
 })(window);
