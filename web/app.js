@@ -214,10 +214,8 @@
   function readHash() {
     const h = new URLSearchParams(location.hash.replace(/^#/, ''));
     const w = h.get('window');
-    if (w) {
-      if (['week', 'lastweek', '30d'].includes(w)) state.window = w;
-      else if (w === 'custom') state.window = 'custom';
-    }
+    /* any window the API understands may be linked (e.g. 2026-W48, 7d); the picker gains it */
+    if (w && /^[A-Za-z0-9:,.+-]{1,80}$/.test(w)) state.window = w;
     if (h.get('from')) state.from = h.get('from');
     if (h.get('to')) state.to = h.get('to');
     if (state.window === 'custom' && !(state.from && state.to)) state.window = 'week';
@@ -247,7 +245,11 @@
   /* ---------- controls ---------- */
 
   function syncControls() {
-    $('window-select').value = state.window;
+    const ws = $('window-select');
+    if (![...ws.options].some((o) => o.value === state.window)) {
+      ws.insertBefore(el('option', { value: state.window, text: state.window }), ws.querySelector('option[value="custom"]'));
+    }
+    ws.value = state.window;
     $('from-input').value = state.from;
     $('to-input').value = state.to;
     const custom = state.window === 'custom';
