@@ -14,7 +14,7 @@ PKG_CONFIG ?= pkg-config
 PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
-	ca-certificates libjs-chart.js
+	ca-certificates libjs-chart.js yq prometheus
 
 VERSION := 0.1.0
 
@@ -98,10 +98,11 @@ $(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/lib
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
+# copy then rename: replacing a running binary in place fails with ETXTBSY
 spotledger: $(BUILD)/spotledger
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 spotsim: $(BUILD)/spotsim
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 # --- run --------------------------------------------------------------------
 run: all

@@ -13,9 +13,10 @@
 #include "request.h"
 
 enum auth_level {
-    AUTH_OPEN,  /* no token needed: /healthz, /readyz, static files */
-    AUTH_READ,  /* the read (or admin) token */
-    AUTH_ADMIN, /* the admin token */
+    AUTH_OPEN,    /* no token needed: /healthz, /readyz, static files */
+    AUTH_READ,    /* the read (or admin) token */
+    AUTH_ADMIN,   /* the admin token */
+    AUTH_METRICS, /* /metrics: AUTH_READ, or AUTH_OPEN with --metrics-open (router decides) */
 };
 
 /* True when a equals the secret b. The time taken depends only on b's length:

@@ -50,12 +50,14 @@ int main(int argc, char **argv) {
 
     struct app app;
     memset(&app, 0, sizeof app);
+    app_init(&app);
     app.cfg = &cfg;
     app.started_at = (int64_t)time(NULL);
     if (load_token("api-token-file", cfg.api_token_file, &app.api_token) != 0 ||
         load_token("admin-token-file", cfg.admin_token_file, &app.admin_token) != 0) {
         free_secret(app.api_token);
         config_release(&cfg);
+        app_release(&app);
         return 2;
     }
 
@@ -80,7 +82,6 @@ int main(int argc, char **argv) {
         goto out;
     }
     app.writer = db;
-    pthread_mutex_init(&app.writer_lock, NULL);
     log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
             migrated == 1 ? "" : "s");
 
@@ -108,11 +109,13 @@ int main(int argc, char **argv) {
     status = 0;
 
 out:
+    app_stop(&app);
     server_stop(srv, 1500);
     store_free(db);
     curl_global_cleanup();
     free_secret(app.api_token);
     free_secret(app.admin_token);
     config_release(&cfg);
+    app_release(&app);
     return status;
 }

@@ -2,10 +2,12 @@
 
 #include <string.h>
 
+#include "api.h"
 #include "app.h"
 #include "auth.h"
 #include "config.h"
 #include "health.h"
+#include "metrics.h"
 #include "static_files.h"
 
 enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
@@ -20,6 +22,9 @@ struct route {
 static const struct route routes[] = {
     {"/healthz", M_GET, AUTH_OPEN, health_live},
     {"/readyz", M_GET, AUTH_OPEN, health_ready},
+    {"/metrics", M_GET, AUTH_METRICS, metrics_handle},
+    {"/api/v1/status", M_GET, AUTH_READ, api_status},
+    {"/api/v1/poll", M_POST, AUTH_ADMIN, api_poll_now},
 };
 
 static unsigned method_bit(const char *m) {
@@ -58,7 +63,10 @@ static void dispatch(struct request *req, struct response *resp) {
                            req->method);
             return;
         }
-        if (!auth_check(req, routes[i].auth, resp))
+        enum auth_level lvl = routes[i].auth;
+        if (lvl == AUTH_METRICS)
+            lvl = req->app && req->app->cfg && req->app->cfg->metrics_open ? AUTH_OPEN : AUTH_READ;
+        if (!auth_check(req, lvl, resp))
             return;
         if (req->too_many_params) {
             response_error(resp, 400, "too_many_parameters", "at most %d query parameters",
