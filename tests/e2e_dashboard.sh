@@ -171,7 +171,7 @@ expected() {
     fi
     case "$field" in
       *_percent) kind=percent ;;
-      restore_seconds.*) kind=duration ;;
+      restore_seconds.* | *_seconds) kind=duration ;;
       cost | cost_per_successful_task | *_cost) kind=money ;;
       *) kind=count ;;
     esac

@@ -441,9 +441,15 @@
       card.append(el('p', { class: 'headline' }, figure(k, 'cost_per_successful_task', c.cost_per_successful_task, 'money'), el('span', { class: 'unit', text: ' per successful task' })));
 
       const dl = el('dl', { class: 'figures' });
+      const has = (f) => f in c;
       dl.append(row('Tasks succeeded', figure(k, 'tasks_succeeded', c.tasks_succeeded, 'count')));
-      dl.append(row('Tasks failed', figure(k, 'tasks_failed', c.tasks_failed, 'count')));
-      if (basis !== 'counterfactual') {
+      if (basis !== 'counterfactual' || has('tasks_failed')) dl.append(row('Tasks failed', figure(k, 'tasks_failed', c.tasks_failed, 'count')));
+      if (has('tasks_running')) dl.append(row('Tasks still running', figure(k, 'tasks_running', c.tasks_running, 'count')));
+      if (basis === 'counterfactual') {
+        if (has('tasks_priced')) dl.append(row('Tasks priced', figure(k, 'tasks_priced', c.tasks_priced, 'count')));
+        if (has('tasks_unpriced')) dl.append(row('Tasks without an On-Demand price', figure(k, 'tasks_unpriced', c.tasks_unpriced, 'count')));
+        if (has('work_seconds')) dl.append(row('Work priced', figure(k, 'work_seconds', c.work_seconds, 'duration')));
+      } else {
         dl.append(row('Retries', figure(k, 'retries', c.retries, 'count')));
         dl.append(row('Interruptions', figure(k, 'interruptions', c.interruptions, 'count')));
         const rs = c.restore_seconds || {};
@@ -456,7 +462,7 @@
         );
       }
       dl.append(row('Total cost', figure(k, 'cost', c.cost, 'money')));
-      if (!(configuration === 'on-demand')) dl.append(row('Savings vs On-Demand', figure(k, 'savings_vs_on_demand_percent', c.savings_vs_on_demand_percent, 'percent')));
+      if (configuration !== 'on-demand') dl.append(row('Savings vs On-Demand', figure(k, 'savings_vs_on_demand_percent', c.savings_vs_on_demand_percent, 'percent')));
       card.append(dl);
 
       if (F.isNum(c.break_even_overhead_percent) || F.isNum(c.measured_overhead_percent)) {
@@ -478,7 +484,7 @@
         card.append(p);
       }
       if (c.basis_description) card.append(el('p', { class: 'basis-desc', text: c.basis_description }));
-      if (c.checkpoint_advice && typeof c.checkpoint_advice === 'object') card.append(renderAdviceObject('Checkpoint advice', c.checkpoint_advice));
+      if (c.checkpoint_advice && typeof c.checkpoint_advice === 'object') card.append(renderCheckpoint(c.checkpoint_advice));
       if (!byKey.has(k)) card.append(el('p', { class: 'basis-desc', text: 'No data for this configuration in the window.' }));
       cards.append(card);
     }
@@ -499,6 +505,21 @@
 
     const w = summary.window || {};
     $('window-label').textContent = 'Window: ' + F.time(w.from) + ' → ' + F.time(w.to) + (state.experiment ? ' · experiment ' + state.experiment : '');
+  }
+
+  /* Young/Daly checkpoint advice, in words, with the data it came from. */
+  function renderCheckpoint(a) {
+    const d = renderAdviceObject('Checkpoint advice', a);
+    if (F.isNum(a.interval_seconds)) {
+      const p = el('p', { class: 'advice-line' }, 'Checkpoint about every ', el('strong', { text: F.duration(a.interval_seconds) }));
+      if (F.isNum(a.mean_checkpoint_seconds) && F.isNum(a.mean_time_between_reclaims_seconds)) {
+        p.append(' (a checkpoint takes ' + F.duration(a.mean_checkpoint_seconds) + '; ' + (a.size ? a.size + ' ' : '') + 'Spot nodes were reclaimed every ' + F.duration(a.mean_time_between_reclaims_seconds) + ' on average)');
+      }
+      p.append('.');
+      d.insertBefore(p, d.querySelector('dl'));
+      d.open = false;
+    }
+    return d;
   }
 
   /* Generic key/value rendering for API objects whose exact shape may grow. */
@@ -667,6 +688,24 @@
     },
   };
 
+  /* The reclaim timeline under either naming (API contract or report.c). */
+  function reclaimFields(r) {
+    const pick = (...names) => {
+      for (const n of names) if (r[n] !== undefined && r[n] !== null) return r[n];
+      return null;
+    };
+    return {
+      pool_id: r.pool_id,
+      pool: r.pool,
+      first_signal_at: pick('first_signal_at'),
+      pool_gone_at: pick('pool_gone_at', 'gone_at'),
+      replacement_ready_at: pick('replacement_ready_at', 'fallback_ready_at'),
+      return_to_work_at: pick('return_to_work_at', 'first_resumed_at'),
+      replacement_delay_seconds: pick('replacement_delay_seconds'),
+      return_to_work_seconds: pick('return_to_work_seconds', 'return_to_useful_work_seconds'),
+    };
+  }
+
   async function loadReclaims(gen) {
     const list = $('reclaim-list');
     try {
@@ -684,7 +723,8 @@
         borderWidth: 2,
       }));
       const marks = [];
-      reclaims.forEach((r, i) => {
+      reclaims.forEach((r0, i) => {
+        const r = reclaimFields(r0);
         const n = reclaims.length > 1 ? ' #' + (i + 1) : '';
         marks.push({ ms: msOf(r.first_signal_at), label: 'reclaim' + n + ': signal', color: '#d62728' });
         marks.push({ ms: msOf(r.pool_gone_at), label: 'pool gone' + n, color: '#8c1c13' });
@@ -711,7 +751,8 @@
       });
       clear(list);
       if (!reclaims.length) list.append(el('li', { class: 'placeholder', text: 'No Spot reclaim in this window.' }));
-      for (const r of reclaims) {
+      for (const r0 of reclaims) {
+        const r = reclaimFields(r0);
         list.append(
           el(
             'li',
@@ -719,9 +760,10 @@
             el('strong', { text: 'Pool ' + (r.pool || r.pool_id || DASH) + ' reclaimed. ' }),
             'First signal ' + F.time(r.first_signal_at) + '; pool gone ' + F.time(r.pool_gone_at) + '; replacement node ready ' + F.time(r.replacement_ready_at) + ' (',
             el('span', { 'data-field': 'replacement_delay_seconds', text: F.duration(r.replacement_delay_seconds) }),
-            ' after the pool went); interrupted work running again ' + F.time(r.return_to_work_at) + ' (',
+            ' replacement delay); interrupted work running again ' + F.time(r.return_to_work_at) + ' (',
             el('span', { 'data-field': 'return_to_work_seconds', text: F.duration(r.return_to_work_seconds) }),
-            ').'
+            ' until useful work resumed).',
+            F.isNum(r0.tasks_interrupted) ? ' Tasks interrupted: ' + F.count(r0.tasks_interrupted) + (F.isNum(r0.tasks_resumed) ? ', resumed: ' + F.count(r0.tasks_resumed) : '') + '.' : ''
           )
         );
       }
