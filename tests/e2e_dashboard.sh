@@ -27,12 +27,22 @@ dir=$(mktemp -d)
 out_dir="$root/build/test-output"
 sim_pid=
 ledger_pid=
+stop_pid() {
+  [ -n "$1" ] || return 0
+  kill "$1" 2>/dev/null || return 0
+  i=0
+  while kill -0 "$1" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -9 "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+  return 0
+}
 cleanup() {
-  [ -n "$ledger_pid" ] && kill "$ledger_pid" 2>/dev/null
-  [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
-  [ -n "$ledger_pid" ] && sleep 0.2 && kill -9 "$ledger_pid" 2>/dev/null
-  [ -n "$sim_pid" ] && kill -9 "$sim_pid" 2>/dev/null
+  rc=$?
+  set +e
+  stop_pid "$ledger_pid"
+  stop_pid "$sim_pid"
   rm -rf "$dir"
+  exit $rc
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM

@@ -509,17 +509,17 @@
 
   /* Young/Daly checkpoint advice, in words, with the data it came from. */
   function renderCheckpoint(a) {
-    const d = renderAdviceObject('Checkpoint advice', a);
+    const wrap = el('div', { class: 'checkpoint' });
     if (F.isNum(a.interval_seconds)) {
       const p = el('p', { class: 'advice-line' }, 'Checkpoint about every ', el('strong', { text: F.duration(a.interval_seconds) }));
       if (F.isNum(a.mean_checkpoint_seconds) && F.isNum(a.mean_time_between_reclaims_seconds)) {
         p.append(' (a checkpoint takes ' + F.duration(a.mean_checkpoint_seconds) + '; ' + (a.size ? a.size + ' ' : '') + 'Spot nodes were reclaimed every ' + F.duration(a.mean_time_between_reclaims_seconds) + ' on average)');
       }
       p.append('.');
-      d.insertBefore(p, d.querySelector('dl'));
-      d.open = false;
+      wrap.append(p);
     }
-    return d;
+    wrap.append(renderAdviceObject(F.isNum(a.interval_seconds) ? 'Checkpoint advice: the data' : 'Checkpoint advice', a));
+    return wrap;
   }
 
   /* Generic key/value rendering for API objects whose exact shape may grow. */
@@ -706,6 +706,31 @@
     };
   }
 
+  function zoomButton(r) {
+    const times = [r.first_signal_at, r.pool_gone_at, r.replacement_ready_at, r.return_to_work_at].map(msOf).filter((v) => v !== null);
+    if (!times.length || !chartsAvailable()) return null;
+    const b = el('button', { type: 'button', class: 'secondary small', 'aria-pressed': 'false' }, 'Zoom the chart to this reclaim');
+    b.addEventListener('click', () => {
+      const chart = charts['reclaim-chart'];
+      if (!chart) return;
+      const zoomed = b.getAttribute('aria-pressed') === 'true';
+      const H = 3600000;
+      chart.options.scales.x.min = zoomed ? undefined : Math.floor(Math.min(...times) / H - 3) * H;
+      chart.options.scales.x.max = zoomed ? undefined : Math.ceil(Math.max(...times) / H + 3) * H;
+      chart.options.scales.x.ticks.stepSize = zoomed ? tickStep(chart.data.datasets) : H;
+      chart.update();
+      for (const o of document.querySelectorAll('#reclaim-list button[aria-pressed]')) {
+        o.setAttribute('aria-pressed', 'false');
+        o.textContent = 'Zoom the chart to this reclaim';
+      }
+      if (!zoomed) {
+        b.setAttribute('aria-pressed', 'true');
+        b.textContent = 'Show the whole window';
+      }
+    });
+    return b;
+  }
+
   async function loadReclaims(gen) {
     const list = $('reclaim-list');
     try {
@@ -739,7 +764,7 @@
           parsing: true,
           interaction: { mode: 'nearest', intersect: false },
           scales: {
-            x: { type: 'linear', ticks: { stepSize: step, autoSkip: true, autoSkipPadding: 12, maxRotation: 45, callback: (v) => (step >= 86400000 ? F.date(new Date(v).toISOString()) : tickTime(v)) } },
+            x: { type: 'linear', ticks: { stepSize: step, autoSkip: true, autoSkipPadding: 12, maxRotation: 45, callback: function (v) { return this.options.ticks.stepSize >= 86400000 ? F.date(new Date(v).toISOString()) : tickTime(v); } } },
             y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'nodes' } },
           },
           plugins: {
@@ -762,7 +787,8 @@
             el('span', { 'data-field': 'replacement_delay_seconds', text: F.duration(r.replacement_delay_seconds) }),
             ' replacement delay); interrupted work running again ' + F.time(r.return_to_work_at) + ' (',
             el('span', { 'data-field': 'return_to_work_seconds', text: F.duration(r.return_to_work_seconds) }),
-            ' until useful work resumed).',
+            ' until useful work resumed). ',
+            zoomButton(r),
             F.isNum(r0.tasks_interrupted) ? ' Tasks interrupted: ' + F.count(r0.tasks_interrupted) + (F.isNum(r0.tasks_resumed) ? ', resumed: ' + F.count(r0.tasks_resumed) : '') + '.' : ''
           )
         );
