@@ -133,6 +133,7 @@ int main(int argc, char **argv) {
             goto out;
         }
         app.do_enabled = true;
+        app_add_waker(&app, poll_do_wake, do_poller);
     }
 
     if (cfg.export_dir && export_start(&app, cfg.db, cfg.export_dir, &exporter) != ERR_OK) {
