@@ -1,0 +1,26 @@
+/* sim_truth — the ground truth of a simulated world, computed from the engine's
+ * exact facts (never from the HTTP API) and serialized deterministically: the
+ * same scenario, seed and --until give byte-identical output.
+ *
+ * Contents (documented in src/sim/README.md "Ground truth"): per node its Ready
+ * and deletion times, billable seconds and DO-billed micro-dollars (equal to the
+ * invoice items); per attempt its pod, task, node, scheduled / started /
+ * finished / deleted / end times, outcome and whether it was interrupted; per
+ * task its outcome, configuration and experiment; per reclaim its timeline; and
+ * totals per configuration that need no cost allocation.
+ * Pure; thread rule: any thread. */
+#ifndef SPOTLEDGER_SIM_TRUTH_H
+#define SPOTLEDGER_SIM_TRUTH_H
+
+#include "buf.h"
+#include "err.h"
+#include "sim/sim_world.h"
+
+/* Appends the truth JSON (one object, newline-terminated) to out. ERR_TOOBIG if
+ * out's cap is hit. */
+enum err sim_truth_render(const struct sim_world *w, struct buf *out);
+/* Writes it atomically (temp file, fsync, rename). ERR_IO on failure. */
+enum err sim_truth_write(const char *path, const char *json, size_t len);
+const char *sim_outcome_name(enum sim_outcome o);
+
+#endif
