@@ -609,8 +609,7 @@ static void watch_bookmark(struct sim_watch *wt, int64_t rv) {
     enum sim_kind k = wt->t.kind;
     buf_printf(&wt->out,
                "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"%s\",\"apiVersion\":\"%s\","
-               "\"metadata\":{\"resourceVersion\":\"%lld\",\"creationTimestamp\":null,"
-               "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}%s}}\n",
+               "\"metadata\":{\"resourceVersion\":\"%lld\",\"creationTimestamp\":null}%s}}\n",
                sim_kind_name(k), sim_kind_api_version(k), (long long)rv,
                k == SIM_K_POD    ? ",\"spec\":{\"containers\":null},\"status\":{}"
                : k == SIM_K_JOB  ? ",\"spec\":{\"template\":{\"metadata\":{\"creationTimestamp\":"
