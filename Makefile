@@ -14,7 +14,7 @@ PKG_CONFIG ?= pkg-config
 PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
-	ca-certificates libjs-chart.js
+	ca-certificates libjs-chart.js yq prometheus
 
 VERSION := 0.1.0
 
@@ -83,25 +83,29 @@ $(BUILD)/gen/schema_sql.o: $(BUILD)/gen/schema_sql.c
 
 $(BUILD)/libspotledger.a: $(LIB_OBJ)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@$(AR) rcs $@ $^
 
 $(BUILD)/libspotsim.a: $(SIM_OBJ) $(BUILD)/libspotledger.a
 	@rm -f $@
-	$(AR) rcs $@ $(SIM_OBJ)
+	@$(AR) rcs $@ $(SIM_OBJ)
 
 $(BUILD)/spotledger: $(BUILD)/src/main.o $(BUILD)/libspotledger.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
+# copy then rename: replacing a running binary in place fails with ETXTBSY
 spotledger: $(BUILD)/spotledger
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 spotsim: $(BUILD)/spotsim
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 # --- run --------------------------------------------------------------------
 run: all
@@ -111,6 +115,7 @@ run: all
 # Every test binary, then the end-to-end scripts, all under ASan+UBSan.
 test: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
+	@$(MAKE) --no-print-directory format-check
 	@sh tests/run_tests.sh build/san
 
 check: test
@@ -128,7 +133,7 @@ FORMAT_SRC = $(wildcard src/*.c src/*.h src/sim/*.c src/sim/*.h tests/*.c tests/
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:
-	clang-format --dry-run -Werror $(FORMAT_SRC)
+	@clang-format --dry-run -Werror $(FORMAT_SRC) && echo "format-check: ok"
 
 clean:
 	rm -rf build spotledger spotsim

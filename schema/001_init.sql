@@ -72,6 +72,9 @@ CREATE TABLE nodes (
     k8s_deleted_at       INTEGER,           -- Kubernetes deletion (DELETED watch event / timestamp)
     not_ready_at         INTEGER,           -- first NodeNotReady evidence
     cordoned_at          INTEGER,
+    unschedulable        INTEGER,           -- spec.unschedulable as last seen
+    ready_status         TEXT,              -- Ready condition status as last seen
+    ready_since          INTEGER,           -- its lastTransitionTime
     gpu_allocatable      INTEGER,
     cpu_allocatable_milli INTEGER,
     labels_json          TEXT,
@@ -80,6 +83,17 @@ CREATE TABLE nodes (
     last_seen            INTEGER NOT NULL
 );
 CREATE INDEX nodes_pool ON nodes(pool_id);
+
+-- Ready condition transitions of Nodes as observed (object status or
+-- NodeReady/NodeNotReady events): a node that flaps keeps every transition.
+CREATE TABLE node_conditions (
+    node_name   TEXT NOT NULL,
+    status      TEXT NOT NULL,              -- 'True', 'False', 'Unknown'
+    at          INTEGER NOT NULL,           -- lastTransitionTime / event time
+    origin      TEXT NOT NULL,              -- 'condition' or 'event'
+    first_seen  INTEGER NOT NULL,
+    PRIMARY KEY (node_name, at, status)
+);
 
 -- A task is a Job, or one completion index of an Indexed Job (uid "<job uid>/<index>").
 CREATE TABLE tasks (
@@ -99,6 +113,7 @@ CREATE TABLE tasks (
     active_deadline   INTEGER,
     ttl_after_finished INTEGER,
     has_pod_failure_policy INTEGER,
+    pfp_ignores_disruption INTEGER,         -- a podFailurePolicy rule Ignores DisruptionTarget
     spec_json         TEXT,                 -- scheduling-relevant spec bits for the advisor
     deleted_at        INTEGER,
     first_seen        INTEGER NOT NULL,
@@ -111,6 +126,8 @@ CREATE INDEX tasks_job ON tasks(job_uid);
 CREATE TABLE attempts (
     uid                 TEXT PRIMARY KEY,
     task_uid            TEXT NOT NULL,
+    job_uid             TEXT,
+    completion_index    INTEGER,
     namespace           TEXT NOT NULL,
     name                TEXT NOT NULL,
     node_name           TEXT,
@@ -122,6 +139,7 @@ CREATE TABLE attempts (
     started_at          INTEGER,            -- first container startedAt
     finished_at         INTEGER,            -- last container finishedAt
     deleted_at          INTEGER,            -- deletionTimestamp or DELETED event
+    delete_requested_at INTEGER,            -- deletionTimestamp - deletionGracePeriodSeconds
     phase               TEXT,
     reason              TEXT,
     exit_code           INTEGER,
@@ -145,6 +163,8 @@ CREATE TABLE events (
     object_kind    TEXT,
     object_name    TEXT,
     object_uid     TEXT,
+    object_namespace TEXT,
+    source         TEXT,                    -- reporting controller / component
     reason         TEXT,
     message        TEXT,
     type           TEXT,
@@ -154,6 +174,7 @@ CREATE TABLE events (
     first_seen     INTEGER NOT NULL
 );
 CREATE INDEX events_object ON events(object_kind, object_name);
+CREATE INDEX events_object_uid ON events(object_uid);
 
 -- A spot pool that vanished (or lost all its nodes within minutes).
 CREATE TABLE reclaims (

@@ -24,6 +24,25 @@ struct app {
      * exporter hold writer_lock for the whole of each transaction. */
     struct store *writer;
     pthread_mutex_t writer_lock;
+
+    /* Poller wake-ups and shutdown (app_wait / app_wake / app_stop). */
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake_cond;
+    uint64_t wake_gen; /* bumped by app_wake */
+    bool stopping;     /* set once by app_stop */
 };
+
+/* Initializes the locks and condition of a zeroed app. */
+void app_init(struct app *app);
+void app_release(struct app *app);
+/* Sleeps up to `ms` milliseconds, or until app_wake (returns true) or app_stop
+ * (returns true; check app_stopping). `seen_gen` is the caller's last seen wake
+ * generation, updated. Any thread. */
+bool app_wait(struct app *app, long ms, uint64_t *seen_gen);
+/* Wakes every waiting poller now ("poll now"). */
+void app_wake(struct app *app);
+/* Asks every poller to stop and wakes them. */
+void app_stop(struct app *app);
+bool app_stopping(struct app *app);
 
 #endif

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -206,7 +207,8 @@ static const struct opt *find_opt(const char *name, size_t len) {
 bool config_host_is_loopback(const char *host) {
     if (strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 || strcmp(host, "[::1]") == 0)
         return true;
-    return strncmp(host, "127.", 4) == 0;
+    struct in_addr a;
+    return inet_pton(AF_INET, host, &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
 }
 
 static enum config_result split_listen(struct config *cfg, char *err, size_t errlen) {

@@ -5,6 +5,7 @@
 
 #include "money.h"
 #include "timeutil.h"
+#include "utf8.h"
 
 void jsonw_init(struct jsonw *w, struct buf *out) {
     memset(w, 0, sizeof *w);
@@ -58,38 +59,6 @@ void jsonw_arr_end(struct jsonw *w) {
     close_(w, ']');
 }
 
-/* Length of a valid UTF-8 sequence at s (max n bytes), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-    unsigned char c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return len;
-}
-
 enum err jsonw_escape(struct buf *b, const char *s, size_t len) {
     enum err rc = buf_putc(b, '"');
     size_t i = 0, run = 0;
@@ -112,9 +81,9 @@ enum err jsonw_escape(struct buf *b, const char *s, size_t len) {
             snprintf(tmp, sizeof tmp, "\\u%04x", c);
             esc = tmp;
         } else if (c >= 0x80) {
-            ul = utf8_len((const unsigned char *)s + i, len - i);
+            ul = utf8_seq_len((const unsigned char *)s + i, len - i);
             if (ul == 0) {
-                esc = "\xef\xbf\xbd"; /* U+FFFD */
+                esc = UTF8_REPLACEMENT; /* U+FFFD */
                 ul = 1;
             }
         }

@@ -9,9 +9,11 @@
 
 #include "app.h"
 #include "config.h"
+#include "kube_auth.h"
 #include "log.h"
 #include "server.h"
 #include "store.h"
+#include "watch_k8s.h"
 
 static const char *real_getenv(const char *name) {
     return getenv(name);
@@ -50,12 +52,14 @@ int main(int argc, char **argv) {
 
     struct app app;
     memset(&app, 0, sizeof app);
+    app_init(&app);
     app.cfg = &cfg;
     app.started_at = (int64_t)time(NULL);
     if (load_token("api-token-file", cfg.api_token_file, &app.api_token) != 0 ||
         load_token("admin-token-file", cfg.admin_token_file, &app.admin_token) != 0) {
         free_secret(app.api_token);
         config_release(&cfg);
+        app_release(&app);
         return 2;
     }
 
@@ -74,15 +78,28 @@ int main(int argc, char **argv) {
     int status = 1;
     struct store *db = NULL;
     struct server *srv = NULL;
+    struct watch_k8s *k8s = NULL;
     int migrated = 0;
     if (store_open(cfg.db, STORE_WRITER, &db, &migrated) != ERR_OK) {
         fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
         goto out;
     }
     app.writer = db;
-    pthread_mutex_init(&app.writer_lock, NULL);
     log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
             migrated == 1 ? "" : "s");
+
+    /* Kubernetes watcher (before the server reads app): in-cluster or --kube-api-url;
+     * without either it stays disabled */
+    struct kube_conn kc;
+    struct watch_k8s_options ko;
+    if (kube_conn_resolve(&cfg, real_getenv, &kc, err, sizeof err) != ERR_OK) {
+        log_msg(LOG_WARN, "main: kubernetes watcher disabled: %s", err);
+    } else {
+        watch_k8s_options_from_config(&ko, &cfg, &kc);
+        if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) == ERR_OK &&
+            watch_k8s_start(k8s) == ERR_OK)
+            app.k8s_enabled = true;
+    }
 
     struct server_options so = {
         .host = cfg.listen_host,
@@ -108,11 +125,14 @@ int main(int argc, char **argv) {
     status = 0;
 
 out:
+    app_stop(&app);
+    watch_k8s_free(k8s); /* joins its threads before the writer closes */
     server_stop(srv, 1500);
     store_free(db);
     curl_global_cleanup();
     free_secret(app.api_token);
     free_secret(app.admin_token);
     config_release(&cfg);
+    app_release(&app);
     return status;
 }

@@ -2,9 +2,13 @@
 
 #include <string.h>
 
+#include "api.h"
+#include "api_cost.h"
 #include "app.h"
+#include "auth.h"
 #include "config.h"
 #include "health.h"
+#include "metrics.h"
 #include "static_files.h"
 
 enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
@@ -12,12 +16,20 @@ enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 struct route {
     const char *path; /* exact match */
     unsigned methods;
+    enum auth_level auth;
     void (*fn)(struct request *req, struct response *resp);
 };
 
 static const struct route routes[] = {
-    {"/healthz", M_GET, health_live},
-    {"/readyz", M_GET, health_ready},
+    {"/healthz", M_GET, AUTH_OPEN, health_live},
+    {"/readyz", M_GET, AUTH_OPEN, health_ready},
+    {"/metrics", M_GET, AUTH_METRICS, metrics_handle},
+    {"/api/v1/status", M_GET, AUTH_READ, api_status},
+    {"/api/v1/poll", M_POST, AUTH_ADMIN, api_poll_now},
+    {"/api/v1/summary", M_GET, AUTH_READ, api_summary},
+    {"/api/v1/nodes", M_GET, AUTH_READ, api_nodes},
+    {"/api/v1/pools", M_GET, AUTH_READ, api_pools},
+    {"/api/v1/reclaims", M_GET, AUTH_READ, api_reclaims},
 };
 
 static unsigned method_bit(const char *m) {
@@ -56,6 +68,11 @@ static void dispatch(struct request *req, struct response *resp) {
                            req->method);
             return;
         }
+        enum auth_level lvl = routes[i].auth;
+        if (lvl == AUTH_METRICS)
+            lvl = req->app && req->app->cfg && req->app->cfg->metrics_open ? AUTH_OPEN : AUTH_READ;
+        if (!auth_check(req, lvl, resp))
+            return;
         if (req->too_many_params) {
             response_error(resp, 400, "too_many_parameters", "at most %d query parameters",
                            REQUEST_MAX_PARAMS);
@@ -65,7 +82,9 @@ static void dispatch(struct request *req, struct response *resp) {
         return;
     }
     if (strncmp(req->path, "/api/", 5) == 0) {
-        response_error(resp, 404, "not_found", "no such API route");
+        /* unknown API paths answer like known ones to strangers: no route probing */
+        if (auth_check(req, AUTH_READ, resp))
+            response_error(resp, 404, "not_found", "no such API route");
         return;
     }
     /* static files: GET only */

@@ -33,6 +33,9 @@ struct server {
     pthread_key_t db_key;
 };
 
+/* con_cls sentinel for a request whose URI is too long (see on_uri) */
+static char uri_too_long;
+
 struct conn_state {
     struct request req;
     int reject;             /* 413 / 414 decided early; 0 = fine */
@@ -101,13 +104,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct server *srv = cls;
     struct conn_state *cs = *con_cls;
     (void)version;
-    if (!cs) {
+    if (!cs || cs == (void *)&uri_too_long) {
         /* (a) headers only: set up the per-request state */
+        bool too_long = cs != NULL;
         cs = xcalloc(1, sizeof *cs);
         request_init(&cs->req);
         buf_init(&cs->req.body, srv->max_body);
         *con_cls = cs;
-        if (strlen(url) > SERVER_MAX_URL) {
+        if (too_long) {
             cs->reject = 414;
             cs->reject_msg = "the URL is too long";
         }
@@ -155,13 +159,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return ret;
 }
 
+/* Marks a request whose full URI (path and query) is too long. on_uri runs before
+ * the access handler and its return value becomes con_cls (microhttpd.h,
+ * MHD_OPTION_URI_LOG_CALLBACK); it allocates nothing, because MHD may never call
+ * the completion callback for a request it rejects on its own (e.g. 431). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
+    (void)cls;
+    (void)conn;
+    return strlen(uri) > SERVER_MAX_URL ? &uri_too_long : NULL;
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
     (void)cls;
     (void)conn;
     (void)toe;
     struct conn_state *cs = *con_cls;
-    if (!cs)
+    if (!cs || cs == (void *)&uri_too_long)
         return;
     request_release(&cs->req);
     free(cs);
@@ -208,7 +222,7 @@ enum err server_start(const struct server_options *opt, struct server **out) {
         MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, srv, MHD_OPTION_END);
+        on_completed, srv, MHD_OPTION_URI_LOG_CALLBACK, on_uri, srv, MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!srv->daemon) {
         log_msg(LOG_ERROR, "server: cannot listen on '%s' port %u", opt->host, (unsigned)opt->port);

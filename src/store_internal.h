@@ -7,6 +7,7 @@
 #define SPOTLEDGER_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"

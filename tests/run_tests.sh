@@ -28,5 +28,7 @@ for s in "$root"/tests/e2e_*.sh; do
     echo "[  FAILED  ] $name"; fail=$((fail + 1)); failed="$failed $name"
   fi
 done
-echo "==> test suites: $pass passed, $fail failed${failed:+ (}${failed# }${failed:+)}"
+echo "[==========] $((pass + fail)) test suite(s) run (unit binaries and end-to-end scripts)."
+echo "[  PASSED  ] $pass suite(s)."
+[ "$fail" -eq 0 ] || echo "[  FAILED  ] $fail suite(s):$failed"
 [ "$fail" -eq 0 ]
