@@ -682,8 +682,10 @@ static void render_node(struct jsonw *j, const struct sim_world *w, int idx, int
         jsonw_arr(j);
         for (int k = 0; k < ps->ntaints; k++)
             taint(j, ps->taints[k].key, ps->taints[k].value, ps->taints[k].effect, 0);
+        char since[24];
+        snprintf(since, sizeof since, "%lld", (long long)n->cordon_t);
         if (cordoned && n->cordon_by_ca)
-            taint(j, "ToBeDeletedByClusterAutoscaler", "1764000000", "NoSchedule", 0);
+            taint(j, "ToBeDeletedByClusterAutoscaler", since, "NoSchedule", 0);
         if (cordoned)
             taint(j, "node.kubernetes.io/unschedulable", NULL, "NoSchedule", n->cordon_t);
         if (lost) {
