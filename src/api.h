@@ -40,5 +40,6 @@ void api_write_window(struct jsonw *w, const struct window *win);
 /* Route handlers. */
 void api_status(struct request *req, struct response *resp);
 void api_poll_now(struct request *req, struct response *resp); /* POST, admin */
+void api_advice(struct request *req, struct response *resp);   /* api_advice.c */
 
 #endif

@@ -30,6 +30,7 @@ static const struct route routes[] = {
     {"/api/v1/nodes", M_GET, AUTH_READ, api_nodes},
     {"/api/v1/pools", M_GET, AUTH_READ, api_pools},
     {"/api/v1/reclaims", M_GET, AUTH_READ, api_reclaims},
+    {"/api/v1/advice", M_GET, AUTH_READ, api_advice},
 };
 
 static unsigned method_bit(const char *m) {
