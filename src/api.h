@@ -40,6 +40,14 @@ void api_write_window(struct jsonw *w, const struct window *win);
 /* Route handlers. */
 void api_status(struct request *req, struct response *resp);
 void api_poll_now(struct request *req, struct response *resp); /* POST, admin */
-void api_advice(struct request *req, struct response *resp);   /* api_advice.c */
+void api_tasks(struct request *req, struct response *resp);
+void api_task(struct request *req, struct response *resp); /* /api/v1/tasks/{uid} */
+void api_experiments(struct request *req, struct response *resp);
+void api_timeseries(struct request *req, struct response *resp);
+void api_node_counts(struct request *req, struct response *resp);
+void api_exports(struct request *req, struct response *resp);
+void api_export_csv(struct request *req, struct response *resp);
+void api_export_run(struct request *req, struct response *resp); /* POST, admin */
+void api_advice(struct request *req, struct response *resp);     /* api_advice.c */
 
 #endif

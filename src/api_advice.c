@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api_cost.h"
+#include "calc.h"
 #include "app.h"
 #include "config.h"
 #include "log.h"
@@ -45,9 +46,7 @@ static bool advise(struct request *req, struct response *resp, const struct api_
         return false;
     }
     const struct config *cfg = req->app ? req->app->cfg : NULL;
-    enum cost_config dflt = COST_FALLBACK;
-    if (cfg && cfg->default_configuration)
-        cost_config_parse(cfg->default_configuration, &dflt);
+    enum cost_config dflt = calc_default_config(cfg);
     struct store_advice_data *d = NULL;
     enum err rc =
         store_advice_load(req->db, q->w.from, q->w.to, dflt, cfg ? cfg->cluster_id : NULL, &d);
@@ -60,7 +59,7 @@ static bool advise(struct request *req, struct response *resp, const struct api_
         log_msg(LOG_WARN, "api: advice looked at the %d most recently seen jobs only",
                 STORE_ADVICE_MAX_JOBS);
     filter_jobs(d, q);
-    struct api_calc calc;
+    struct calc calc;
     if (!api_calc_run(req, resp, q, q->w.from, q->w.to, false, &calc)) {
         store_advice_free(d);
         return false;
@@ -102,7 +101,7 @@ static bool advise(struct request *req, struct response *resp, const struct api_
     in->self_pod = getenv("POD_NAME");
     rc = advice_run(in, out);
     free(labels);
-    api_calc_release(&calc);
+    calc_release(&calc);
     store_advice_free(d);
     if (rc != ERR_OK) {
         log_msg(LOG_ERROR, "api: advice failed: %s", err_str(rc));

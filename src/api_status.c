@@ -16,11 +16,13 @@ static void source(struct request *req, struct jsonw *w, const char *name, int64
     jsonw_ktime(w, "last_success", have_ok ? ok.finished_at : 0);
     jsonw_kstr(w, "status", !have_last ? "never" : last.status);
     jsonw_kstr(w, "error", have_last && last.error[0] ? last.error : NULL);
+    /* lag: how long ago (wall clock) the latest successful poll finished */
     jsonw_key(w, "lag_seconds");
-    if (have_ok && ok.source_time)
-        jsonw_int(w, now - ok.source_time);
+    if (have_ok)
+        jsonw_int(w, now - ok.finished_at);
     else
         jsonw_null(w);
+    jsonw_ktime(w, "source_time", have_ok ? ok.source_time : 0);
     jsonw_kint(w, "requests", have_last ? last.requests : 0);
     jsonw_kint(w, "items", have_last ? last.items : 0);
     jsonw_obj_end(w);

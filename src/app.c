@@ -46,11 +46,21 @@ bool app_wait(struct app *app, long ms, uint64_t *seen_gen) {
     return woken;
 }
 
+void app_add_waker(struct app *app, void (*fn)(void *ctx), void *ctx) {
+    if (app->n_wakers < 4) {
+        app->wakers[app->n_wakers] = fn;
+        app->waker_ctx[app->n_wakers] = ctx;
+        app->n_wakers++;
+    }
+}
+
 void app_wake(struct app *app) {
     pthread_mutex_lock(&app->wake_lock);
     app->wake_gen++;
     pthread_cond_broadcast(&app->wake_cond);
     pthread_mutex_unlock(&app->wake_lock);
+    for (int i = 0; i < app->n_wakers; i++)
+        app->wakers[i](app->waker_ctx[i]);
 }
 
 void app_stop(struct app *app) {

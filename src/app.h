@@ -30,7 +30,14 @@ struct app {
     pthread_cond_t wake_cond;
     uint64_t wake_gen; /* bumped by app_wake */
     bool stopping;     /* set once by app_stop */
+    /* Called by app_wake: pollers with their own sleep (set up before threads). */
+    void (*wakers[4])(void *ctx);
+    void *waker_ctx[4];
+    int n_wakers;
 };
+
+/* Registers fn(ctx) to be called by app_wake. Main thread, before the server. */
+void app_add_waker(struct app *app, void (*fn)(void *ctx), void *ctx);
 
 /* Initializes the locks and condition of a zeroed app. */
 void app_init(struct app *app);

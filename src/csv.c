@@ -59,6 +59,11 @@ void csv_int(struct csv *c, int64_t v) {
     put(c, tmp, (size_t)n);
 }
 
+void csv_number(struct csv *c, const char *literal) {
+    sep(c);
+    put(c, literal, strlen(literal));
+}
+
 void csv_money(struct csv *c, int64_t micro) {
     char tmp[MONEY_FMT_MAX];
     size_t n = money_format_fixed(micro, tmp);

@@ -275,6 +275,7 @@ struct xfer {
     int64_t last_data_ms; /* real monotonic clock: curl's transfer is real */
     long idle_ms;
     bool idle;
+    bool cancel; /* the cancel hook asked to stop */
 };
 
 static int64_t mono_ms(void) {
@@ -296,6 +297,11 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     struct xfer *x = ud;
     if (x->idle_ms > 0 && mono_ms() - x->last_data_ms > x->idle_ms) {
         x->idle = true;
+        return 1;
+    }
+    /* a stop request ends a long watch at once instead of at its next event */
+    if (x->streaming && cancelled(x->c)) {
+        x->cancel = true;
         return 1;
     }
     return 0;
@@ -728,6 +734,9 @@ enum err http_client_stream(struct http_client *c, const char *url, const char *
         note_server_limits(c, resp);
     if (x.stopped) {
         e = ERR_OK;
+    } else if (x.cancel) {
+        e = ERR_BUSY;
+        snprintf(resp->error, sizeof resp->error, "cancelled");
     } else if (x.toobig) {
         e = ERR_TOOBIG;
         snprintf(resp->error, sizeof resp->error, "%s larger than %zu bytes",
@@ -743,7 +752,7 @@ enum err http_client_stream(struct http_client *c, const char *url, const char *
         e = map_status(st, NULL, resp);
     }
     buf_release(&x.line);
-    if (e != ERR_OK)
+    if (e != ERR_OK && !x.cancel)
         log_failure(url, e, resp);
     return e;
 }

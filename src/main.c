@@ -9,6 +9,7 @@
 
 #include "app.h"
 #include "config.h"
+#include "export.h"
 #include "kube_auth.h"
 #include "log.h"
 #include "poll_do.h"
@@ -81,6 +82,7 @@ int main(int argc, char **argv) {
     struct server *srv = NULL;
     struct watch_k8s *k8s = NULL;
     struct poll_do *do_poller = NULL;
+    struct exporter *exporter = NULL;
     int migrated = 0;
     if (store_open(cfg.db, STORE_WRITER, &db, &migrated) != ERR_OK) {
         fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
@@ -131,6 +133,12 @@ int main(int argc, char **argv) {
             goto out;
         }
         app.do_enabled = true;
+        app_add_waker(&app, poll_do_wake, do_poller);
+    }
+
+    if (cfg.export_dir && export_start(&app, cfg.db, cfg.export_dir, &exporter) != ERR_OK) {
+        fprintf(stderr, "spotledger: --export-dir: cannot use '%s'\n", cfg.export_dir);
+        goto out;
     }
 
     struct server_options so = {
@@ -161,6 +169,7 @@ out:
     watch_k8s_free(k8s); /* joins its threads before the writer closes */
     server_stop(srv, 1500);
     poll_do_free(do_poller); /* stops and joins before the store closes */
+    export_stop(exporter);
     store_free(db);
     curl_global_cleanup();
     free_secret(app.api_token);

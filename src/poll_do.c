@@ -36,6 +36,7 @@ struct poll_do {
     /* stop signalling */
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    bool wake; /* poll_do_wake: poll everything now */
     bool stop;
     bool started;
     pthread_t thread;
@@ -88,7 +89,7 @@ static void pd_sleep(void *ctx, long ms) {
         ts.tv_nsec -= 1000000000L;
     }
     pthread_mutex_lock(&p->mu);
-    while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &ts) == 0)
+    while (!p->stop && !p->wake && pthread_cond_timedwait(&p->cv, &p->mu, &ts) == 0)
         ;
     pthread_mutex_unlock(&p->mu);
 }
@@ -781,6 +782,12 @@ int poll_do_run(struct poll_do *p) {
         int64_t next = next_pools < next_billing ? next_pools : next_billing;
         if (next > now)
             pd_sleep(p, (long)(next - now));
+        pthread_mutex_lock(&p->mu);
+        if (p->wake) {
+            p->wake = false;
+            next_pools = next_billing = 0;
+        }
+        pthread_mutex_unlock(&p->mu);
     }
     return polls;
 }
@@ -799,6 +806,14 @@ enum err poll_do_start(struct poll_do *p) {
     }
     p->started = true;
     return ERR_OK;
+}
+
+void poll_do_wake(void *ctx) {
+    struct poll_do *p = ctx;
+    pthread_mutex_lock(&p->mu);
+    p->wake = true;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
 }
 
 void poll_do_stop(struct poll_do *p) {

@@ -85,6 +85,9 @@ int poll_do_run(struct poll_do *p);
 enum err poll_do_start(struct poll_do *p);
 /* Asks the loop to stop, wakes it, joins the thread (if started). Idempotent. */
 void poll_do_stop(struct poll_do *p);
+/* "Poll now": the running poller polls pools and billing at once (any thread;
+ * ctx is the struct poll_do, so it can be an app waker). */
+void poll_do_wake(void *ctx);
 
 /* Requests sent so far (all endpoints). */
 uint64_t poll_do_requests(const struct poll_do *p);

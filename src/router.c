@@ -1,5 +1,6 @@
 #include "router.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "api.h"
@@ -14,7 +15,7 @@
 enum route_method { M_GET = 1 << 0, M_POST = 1 << 1 };
 
 struct route {
-    const char *path; /* exact match */
+    const char *path; /* exact match, or a prefix when it ends with '/' */
     unsigned methods;
     enum auth_level auth;
     void (*fn)(struct request *req, struct response *resp);
@@ -30,6 +31,14 @@ static const struct route routes[] = {
     {"/api/v1/nodes", M_GET, AUTH_READ, api_nodes},
     {"/api/v1/pools", M_GET, AUTH_READ, api_pools},
     {"/api/v1/reclaims", M_GET, AUTH_READ, api_reclaims},
+    {"/api/v1/tasks", M_GET, AUTH_READ, api_tasks},
+    {"/api/v1/tasks/", M_GET, AUTH_READ, api_task},
+    {"/api/v1/experiments", M_GET, AUTH_READ, api_experiments},
+    {"/api/v1/timeseries", M_GET, AUTH_READ, api_timeseries},
+    {"/api/v1/node_counts", M_GET, AUTH_READ, api_node_counts},
+    {"/api/v1/export.csv", M_GET, AUTH_READ, api_export_csv},
+    {"/api/v1/exports", M_GET, AUTH_READ, api_exports},
+    {"/api/v1/exports", M_POST, AUTH_ADMIN, api_export_run},
     {"/api/v1/advice", M_GET, AUTH_READ, api_advice},
 };
 
@@ -58,17 +67,21 @@ void router_security_headers(struct response *resp) {
     response_header(resp, "X-Frame-Options", "DENY");
 }
 
+static bool path_matches(const struct route *r, const char *path) {
+    size_t pl = strlen(r->path);
+    if (r->path[pl - 1] == '/')
+        return strncmp(r->path, path, pl) == 0 && path[pl];
+    return strcmp(r->path, path) == 0;
+}
+
 static void dispatch(struct request *req, struct response *resp) {
-    unsigned m = method_bit(req->method);
+    unsigned m = method_bit(req->method), allowed = 0;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (strcmp(routes[i].path, req->path) != 0)
+        if (!path_matches(&routes[i], req->path))
             continue;
-        if (!(routes[i].methods & m)) {
-            allow_header(resp, routes[i].methods);
-            response_error(resp, 405, "method_not_allowed", "method %.16s is not allowed here",
-                           req->method);
-            return;
-        }
+        allowed |= routes[i].methods;
+        if (!(routes[i].methods & m))
+            continue;
         enum auth_level lvl = routes[i].auth;
         if (lvl == AUTH_METRICS)
             lvl = req->app && req->app->cfg && req->app->cfg->metrics_open ? AUTH_OPEN : AUTH_READ;
@@ -80,6 +93,12 @@ static void dispatch(struct request *req, struct response *resp) {
             return;
         }
         routes[i].fn(req, resp);
+        return;
+    }
+    if (allowed) {
+        allow_header(resp, allowed);
+        response_error(resp, 405, "method_not_allowed", "method %.16s is not allowed here",
+                       req->method);
         return;
     }
     if (strncmp(req->path, "/api/", 5) == 0) {

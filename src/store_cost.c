@@ -56,6 +56,7 @@ void store_cost_free(struct store_cost_data *d) {
     free(d->pools);
     free(d->nodes);
     free(d->tasks);
+    free(d->task_names);
     free(d->attempts);
     free(d->od_sizes);
     struct store_cost_arena *a = d->arena;
@@ -99,10 +100,29 @@ static const char SQL_TASKS[] =
     " a.uid, a.namespace, a.node_name, a.gpu_request, a.cpu_request_milli, a.created_at, "
     " a.scheduled_at, a.started_at, a.finished_at, a.deleted_at, a.disruption_at, "
     " a.not_ready_at, a.reason, a.phase, a.report_work_seconds, a.report_restore_seconds, "
-    " a.report_checkpoint_seconds "
+    " a.report_checkpoint_seconds, t.name "
     "FROM touched LEFT JOIN tasks t ON t.uid = touched.uid "
     " LEFT JOIN attempts a ON a.task_uid = touched.uid "
     "ORDER BY touched.uid, coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid";
+
+/* One task and all its attempts (?1 task uid). */
+static const char SQL_TASK_ONE[] =
+    "WITH touched(uid) AS (SELECT ?1) "
+    "SELECT touched.uid, t.namespace, t.experiment, t.configuration, t.outcome, t.completed_at, "
+    " a.uid, a.namespace, a.node_name, a.gpu_request, a.cpu_request_milli, a.created_at, "
+    " a.scheduled_at, a.started_at, a.finished_at, a.deleted_at, a.disruption_at, "
+    " a.not_ready_at, a.reason, a.phase, a.report_work_seconds, a.report_restore_seconds, "
+    " a.report_checkpoint_seconds, t.name "
+    "FROM touched JOIN tasks t ON t.uid = touched.uid "
+    " LEFT JOIN attempts a ON a.task_uid = touched.uid "
+    "ORDER BY touched.uid, coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid";
+
+/* The nodes one task's attempts used. */
+static const char SQL_TASK_NODES[] =
+    "SELECT name, pool_id, price_hourly_micro, created_at, ready_at, k8s_deleted_at, "
+    " do_deleted_at, not_ready_at, cordoned_at, gpu_allocatable, cpu_allocatable_milli "
+    "FROM nodes WHERE name IN (SELECT node_name FROM attempts WHERE task_uid = ?1) "
+    "ORDER BY name";
 
 /* The latest On-Demand price of each size (for the counterfactual). */
 static const char SQL_OD_PRICES[] =
@@ -134,14 +154,9 @@ static enum err load_pools(struct store *s, struct store_cost_data *d) {
     return rc;
 }
 
-static enum err load_nodes(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
+static enum err read_nodes(struct store *s, sqlite3_stmt *st, struct store_cost_data *d,
                            const struct cost_index *pool_ix) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_NODES, &st);
-    if (rc != ERR_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, from);
-    sqlite3_bind_int64(st, 2, to);
+    enum err rc;
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -170,6 +185,17 @@ static enum err load_nodes(struct store *s, struct store_cost_data *d, int64_t f
     return rc;
 }
 
+static enum err load_nodes(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
+                           const struct cost_index *pool_ix) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_NODES, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, from);
+    sqlite3_bind_int64(st, 2, to);
+    return read_nodes(s, st, d, pool_ix);
+}
+
 static enum err lookback(struct store *s, int64_t *out) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_SPAN, &st);
@@ -187,16 +213,11 @@ static enum err lookback(struct store *s, int64_t *out) {
     return ERR_OK;
 }
 
-static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
-                           int64_t back, enum cost_config dflt, const struct cost_index *node_ix) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_TASKS, &st);
-    if (rc != ERR_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, from);
-    sqlite3_bind_int64(st, 2, to);
-    sqlite3_bind_int64(st, 3, back);
-    size_t tcap = 0, acap = 0;
+/* Reads rows shaped like SQL_TASKS from a bound statement st. */
+static enum err read_tasks(struct store *s, sqlite3_stmt *st, struct store_cost_data *d,
+                           enum cost_config dflt, const struct cost_index *node_ix) {
+    enum err rc;
+    size_t tcap = 0, acap = 0, names_n = 0, names_cap = 0;
     const char *prev = NULL;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -220,6 +241,8 @@ static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t f
                 t->outcome = COST_TASK_RUNNING;
             t->completed_at = col_time(st, 5);
             prev = t->uid;
+            GROW(d->task_names, names_n, names_cap);
+            d->task_names[names_n++] = arena_dup(&d->arena, st, 23);
         }
         if (sqlite3_column_type(st, 6) == SQLITE_NULL)
             continue; /* a task with no attempt */
@@ -254,6 +277,18 @@ static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t f
     rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
     sqlite3_reset(st);
     return rc;
+}
+
+static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
+                           int64_t back, enum cost_config dflt, const struct cost_index *node_ix) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_TASKS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, from);
+    sqlite3_bind_int64(st, 2, to);
+    sqlite3_bind_int64(st, 3, back);
+    return read_tasks(s, st, d, dflt, node_ix);
 }
 
 static enum err load_od_prices(struct store *s, struct store_cost_data *d) {
@@ -295,22 +330,33 @@ static enum err load_od_prices(struct store *s, struct store_cost_data *d) {
     return rc;
 }
 
-enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
-                         struct store_cost_data **out) {
+/* Loads pools, then nodes (task_uid NULL: by window; else the task's), then
+ * tasks with their attempts, then prices. */
+static enum err load(struct store *s, int64_t from, int64_t to, const char *task_uid,
+                     enum cost_config default_config, struct store_cost_data **out) {
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     struct cost_index *pool_ix = NULL, *node_ix = NULL;
     int64_t back = 0;
+    sqlite3_stmt *st = NULL;
     enum err rc = load_pools(s, d);
     if (rc == ERR_OK && d->in.n_pools)
         rc = cost_index_new(&d->pools[0].id, sizeof d->pools[0], d->in.n_pools, &pool_ix);
-    if (rc == ERR_OK)
+    if (rc == ERR_OK && !task_uid) {
         rc = load_nodes(s, d, from, to, pool_ix);
+    } else if (rc == ERR_OK && (rc = store_stmt(s, SQL_TASK_NODES, &st)) == ERR_OK) {
+        store_bind_text(st, 1, task_uid);
+        rc = read_nodes(s, st, d, pool_ix);
+    }
     if (rc == ERR_OK && d->in.n_nodes)
         rc = cost_index_new(&d->nodes[0].name, sizeof d->nodes[0], d->in.n_nodes, &node_ix);
-    if (rc == ERR_OK)
+    if (rc == ERR_OK && !task_uid) {
         rc = lookback(s, &back);
-    if (rc == ERR_OK)
-        rc = load_tasks(s, d, from, to, back, default_config, node_ix);
+        if (rc == ERR_OK)
+            rc = load_tasks(s, d, from, to, back, default_config, node_ix);
+    } else if (rc == ERR_OK && (rc = store_stmt(s, SQL_TASK_ONE, &st)) == ERR_OK) {
+        store_bind_text(st, 1, task_uid);
+        rc = read_tasks(s, st, d, default_config, node_ix);
+    }
     if (rc == ERR_OK)
         rc = load_od_prices(s, d);
     cost_index_free(pool_ix);
@@ -325,4 +371,14 @@ enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_co
     d->in.attempts = d->attempts;
     *out = d;
     return ERR_OK;
+}
+
+enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
+                         struct store_cost_data **out) {
+    return load(s, from, to, NULL, default_config, out);
+}
+
+enum err store_cost_load_task(struct store *s, const char *task_uid,
+                              enum cost_config default_config, struct store_cost_data **out) {
+    return load(s, 0, 0, task_uid, default_config, out);
 }

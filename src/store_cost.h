@@ -23,6 +23,7 @@ struct store_cost_data {
     struct cost_pool *pools;
     struct cost_node *nodes;
     struct cost_task *tasks;
+    const char **task_names; /* [n_tasks]: the Job name (NULL when the task row is unknown) */
     struct cost_attempt *attempts;
     struct cost_od_size *od_sizes; /* On-Demand price of each spot size, from size_prices */
     size_t n_od_sizes;
@@ -32,6 +33,10 @@ struct store_cost_data {
 /* Loads the data for [from, to). *out is new (store_cost_free). ERR_DB, ERR_NOMEM. */
 enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
                          struct store_cost_data **out);
+/* Loads one task (by uid), all its attempts and the nodes they used.
+ * The task is absent (n_tasks == 0) when the uid is unknown. */
+enum err store_cost_load_task(struct store *s, const char *task_uid,
+                              enum cost_config default_config, struct store_cost_data **out);
 void store_cost_free(struct store_cost_data *d);
 
 #endif

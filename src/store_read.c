@@ -1,5 +1,7 @@
 #include "store_read.h"
 
+#include <string.h>
+
 #include "store_internal.h"
 
 static const char SQL_SOURCE_NOW[] =
@@ -52,4 +54,64 @@ enum err store_poll_stats(struct store *s, const char *source, struct store_poll
     out->last_duration = sqlite3_column_int64(st, 4);
     sqlite3_reset(st);
     return ERR_OK;
+}
+
+static const char SQL_TASK_ATTEMPTS[] =
+    "SELECT a.uid, a.name, a.node_name, coalesce(a.pool_id, n.pool_id), p.name, "
+    " coalesce(n.capacity_type, p.capacity_type), a.reason, a.phase, a.exit_code "
+    "FROM attempts a LEFT JOIN nodes n ON n.name = a.node_name "
+    " LEFT JOIN node_pools p ON p.id = coalesce(a.pool_id, n.pool_id) "
+    "WHERE a.task_uid = ?1 "
+    "ORDER BY coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid LIMIT ?2";
+
+enum err store_task_attempts(struct store *s, const char *task_uid, struct store_attempt_info *out,
+                             size_t max, size_t *n) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_TASK_ATTEMPTS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, task_uid);
+    sqlite3_bind_int64(st, 2, (int64_t)max);
+    size_t k = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max) {
+        struct store_attempt_info *a = &out[k++];
+        memset(a, 0, sizeof *a);
+        store_column_copy(st, 0, a->uid, sizeof a->uid);
+        store_column_copy(st, 1, a->name, sizeof a->name);
+        store_column_copy(st, 2, a->node, sizeof a->node);
+        store_column_copy(st, 3, a->pool_id, sizeof a->pool_id);
+        store_column_copy(st, 4, a->pool, sizeof a->pool);
+        store_column_copy(st, 5, a->capacity_type, sizeof a->capacity_type);
+        store_column_copy(st, 6, a->reason, sizeof a->reason);
+        store_column_copy(st, 7, a->phase, sizeof a->phase);
+        a->has_exit_code = sqlite3_column_type(st, 8) != SQLITE_NULL;
+        a->exit_code = sqlite3_column_int64(st, 8);
+    }
+    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "task attempts");
+    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        *n = k;
+    return rc;
+}
+
+static const char SQL_EXPERIMENTS[] =
+    "SELECT DISTINCT experiment FROM tasks WHERE experiment IS NOT NULL AND experiment != '' "
+    "ORDER BY experiment LIMIT ?1";
+
+enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_EXPERIMENTS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, (int64_t)max);
+    size_t k = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max)
+        store_column_copy(st, 0, out[k++], 256);
+    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "experiments");
+    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        *n = k;
+    return rc;
 }

@@ -3,6 +3,8 @@
 #ifndef SPOTLEDGER_STORE_READ_H
 #define SPOTLEDGER_STORE_READ_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -22,5 +24,28 @@ struct store_poll_stats {
 
 /* Aggregates poll_runs for one source (zeros when it never ran). */
 enum err store_poll_stats(struct store *s, const char *source, struct store_poll_stats *out);
+
+/* Pod-level facts of one attempt, for the task page. */
+struct store_attempt_info {
+    char uid[64];
+    char name[254];
+    char node[254];
+    char pool_id[64];
+    char pool[128];
+    char capacity_type[16];
+    char reason[128];
+    char phase[16];
+    bool has_exit_code;
+    int64_t exit_code;
+};
+
+/* The attempts of task_uid (up to max, ordered by start). *n receives the
+ * count. ERR_DB. */
+enum err store_task_attempts(struct store *s, const char *task_uid, struct store_attempt_info *out,
+                             size_t max, size_t *n);
+
+/* Distinct experiment labels, sorted, up to max; each copied into out[i]
+ * (API_NAME_MAX + 1 bytes each). */
+enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n);
 
 #endif

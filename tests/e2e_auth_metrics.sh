@@ -47,7 +47,7 @@ c=$(code -H 'Authorization: Bearer read-token-7f3a' "$base/api/v1/status")
 [ "$c" = 200 ] || fail "status with the read token answered $c"
 c=$(code -H 'Authorization: Bearer admin-token-91c2' "$base/api/v1/status")
 [ "$c" = 200 ] || fail "status with the admin token answered $c"
-for r in /api/v1/poll; do
+for r in /api/v1/poll "/api/v1/exports?week=2026-W48"; do
   c=$(code -X POST -H 'Authorization: Bearer read-token-7f3a' "$base$r")
   [ "$c" = 403 ] || fail "POST $r with the read token answered $c"
   n=$((n + 1))

@@ -396,6 +396,31 @@ static void test_stream_idle_timeout(void **state) {
     assert_non_null(strstr(f->r.error, "idle"));
 }
 
+/* A stop request ends an idle watch promptly (shutdown must not wait for the
+ * next event): the cancel hook is honoured while the stream is quiet. */
+static bool cancel_after_first_line(void *ctx) {
+    return ((const struct lines *)ctx)->n >= 1;
+}
+
+static void test_stream_cancel(void **state) {
+    struct fx *f = *state;
+    struct fake_route *r = fake_route(&f->srv, "/watch", 200, "first\nsecond\n");
+    r->stream = true;
+    r->stream_gap_ms = 2600; /* the second line would come 2.6 s later */
+    struct lines l = {0};
+    struct http_client_options o = {
+        .max_retries = 0, .cancelled = cancel_after_first_line, .sleep_ctx = &l};
+    struct http_client *c = NULL;
+    assert_int_equal(http_client_new(&o, &c), ERR_OK);
+    assert_int_equal(http_client_stream(c, url(f, "/watch"), NULL, 10000, 1024, line_cb, &l, &f->r),
+                     ERR_BUSY);
+    /* one line only: the stream ended during the quiet gap, before the second
+     * line arrived (without the hook it would have waited for it) */
+    assert_int_equal(l.n, 1);
+    assert_string_equal(f->r.error, "cancelled");
+    http_client_free(c);
+}
+
 /* --- pacing, with the transport seam: hours of requests in milliseconds --- */
 
 struct rate {
@@ -535,6 +560,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_stream_stop_early, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_long_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_error_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stream_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_idle_timeout, setup, teardown),
         cmocka_unit_test(test_pacing_under_do_limits),
         cmocka_unit_test(test_pacing_honours_remaining_zero),

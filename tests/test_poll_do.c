@@ -601,6 +601,38 @@ static void test_thread_start_stop(void **state) {
     poll_do_free(pd);
 }
 
+/* "Poll now" (POST /api/v1/poll -> app_wake -> poll_do_wake): an hour-long
+ * sleep ends and both pools and billing are polled again at once. */
+static void test_wake_polls_now(void **state) {
+    struct fx *f = *state;
+    struct poll_do *pd = NULL;
+    serve_pools_world(f, "pools.json");
+    serve_billing_world(f);
+    struct poll_do_options o = {
+        .api_url = f->srv.base, .token = TOKEN, .cluster_id = CLUSTER, .poll_interval = 3600};
+    assert_int_equal(poll_do_new(&o, f->db, &f->lock, &pd), ERR_OK);
+    assert_int_equal(poll_do_start(pd), ERR_OK);
+    const char *count = "SELECT COUNT(*) FROM poll_runs WHERE source = 'do'";
+    for (int i = 0; i < 500 && q_int(f, "SELECT COUNT(*) FROM poll_runs WHERE source = "
+                                        "'do_billing' AND status != 'running'") == 0;
+         i++) {
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    int64_t before = q_int(f, count);
+    assert_int_equal(before, 1);
+    poll_do_wake(pd);
+    int64_t after = before;
+    for (int i = 0; i < 500 && after == before; i++) { /* bounded: at most 5 s */
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        after = q_int(f, count);
+    }
+    poll_do_stop(pd);
+    assert_int_equal(after, before + 1);
+    poll_do_free(pd);
+}
+
 static void test_new_rejects_missing(void **state) {
     struct fx *f = *state;
     struct poll_do *pd = NULL;
@@ -625,6 +657,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_token_never_logged_or_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rate_stays_under_do_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_start_stop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wake_polls_now, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_rejects_missing, setup, teardown),
     };
     int rc = cmocka_run_group_tests_name("poll_do", tests, NULL, NULL);

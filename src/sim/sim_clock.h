@@ -1,0 +1,32 @@
+/* sim_clock — simulated time: start + (real elapsed) x speed, capped at the
+ * horizon (--until). A frozen clock (speed 0) answers a fixed time that tests set.
+ * Thread rule: any thread (the fields are written before serving starts, except
+ * the frozen time, which is an atomic). */
+#ifndef SPOTLEDGER_SIM_CLOCK_H
+#define SPOTLEDGER_SIM_CLOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sim_clock {
+    int64_t start;          /* simulated Unix seconds at real start */
+    int64_t horizon;        /* simulated time stops here */
+    int64_t speed;          /* simulated seconds per real second; 0 = frozen */
+    int64_t real0_ns;       /* CLOCK_MONOTONIC at start */
+    _Atomic int64_t frozen; /* the time when speed == 0 */
+};
+
+void sim_clock_init(struct sim_clock *c, int64_t start, int64_t horizon, int64_t speed);
+/* Current simulated time (whole seconds), never past the horizon. */
+int64_t sim_clock_now(struct sim_clock *c);
+/* Frozen clocks only: sets the time (capped at the horizon). */
+void sim_clock_set(struct sim_clock *c, int64_t t);
+/* True once the horizon is reached. */
+bool sim_clock_done(struct sim_clock *c);
+/* Monotonic real milliseconds (for timeouts that are real by nature). */
+int64_t sim_clock_real_ms(void);
+/* Sleeps ms real milliseconds. */
+void sim_clock_sleep_ms(int64_t ms);
+
+#endif

@@ -1,0 +1,629 @@
+/* sim_do_api — see sim_do_api.h. Everything is rendered at simulated time
+ * `now`: pools and nodes that exist then, invoices up to then. */
+#include "sim/sim_do_api.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "money.h"
+#include "sim/sim_billing.h"
+#include "sim/sim_rng.h"
+#include "timeutil.h"
+#include "xalloc.h"
+
+#define DO_DEFAULT_PER_PAGE 20
+#define DO_MAX_PER_PAGE 200
+
+void sim_do_error(struct response *resp, int status, const char *id, const char *message) {
+    buf_reset(&resp->body);
+    struct jsonw j;
+    jsonw_init(&j, &resp->body);
+    jsonw_obj(&j);
+    jsonw_kstr(&j, "id", id);
+    jsonw_kstr(&j, "message", message);
+    jsonw_kstr(&j, "request_id", "4d9d8375-3c56-4925-a3e7-eb137fed17e9");
+    jsonw_obj_end(&j);
+    resp->status = status;
+    resp->content_type = "application/json; charset=utf-8";
+}
+
+static void not_found(struct response *resp) {
+    sim_do_error(resp, 404, "not_found", "The resource you were accessing could not be found.");
+}
+
+void sim_do_invoice_uuid(const struct sim_world *w, int64_t month, char out[37]) {
+    struct sim_rng r;
+    sim_rng_seed(&r, w->seed ^ (uint64_t)month ^ 0x1a7017ce5ULL);
+    sim_rng_uuid(&r, out);
+}
+
+/* --- pagination --- */
+
+struct page {
+    int64_t page, per_page, first, last; /* items [first, last) */
+    int64_t total;
+};
+
+static bool paginate(const struct request *req, int64_t total, struct page *pg,
+                     struct response *resp) {
+    pg->page = 1;
+    pg->per_page = DO_DEFAULT_PER_PAGE;
+    const char *names[2] = {"page", "per_page"};
+    int64_t *dst[2] = {&pg->page, &pg->per_page};
+    for (int k = 0; k < 2; k++) {
+        const char *v = request_param(req, names[k]);
+        if (!v)
+            continue;
+        errno = 0;
+        char *end;
+        long long x = strtoll(v, &end, 10);
+        if (errno || end == v || *end || x < 1) {
+            sim_do_error(resp, 400, "bad_request", "page and per_page must be positive integers");
+            return false;
+        }
+        *dst[k] = x;
+    }
+    if (pg->per_page > DO_MAX_PER_PAGE)
+        pg->per_page = DO_MAX_PER_PAGE;
+    pg->total = total;
+    pg->first = (pg->page - 1) * pg->per_page;
+    if (pg->first > total)
+        pg->first = total;
+    pg->last = pg->first + pg->per_page < total ? pg->first + pg->per_page : total;
+    return true;
+}
+
+static void page_link(struct jsonw *j, const char *key, const char *base, const char *path,
+                      int64_t page, int64_t per_page) {
+    char url[1024];
+    snprintf(url, sizeof url, "%s%s?page=%lld&per_page=%lld", base, path, (long long)page,
+             (long long)per_page);
+    jsonw_kstr(j, key, url);
+}
+
+static void links_meta(struct jsonw *j, const struct page *pg, const char *base, const char *path) {
+    int64_t pages = pg->total == 0 ? 1 : (pg->total + pg->per_page - 1) / pg->per_page;
+    jsonw_key(j, "links");
+    jsonw_obj(j);
+    if (pages > 1) {
+        jsonw_key(j, "pages");
+        jsonw_obj(j);
+        if (pg->page > 1) {
+            page_link(j, "first", base, path, 1, pg->per_page);
+            page_link(j, "prev", base, path, pg->page - 1, pg->per_page);
+        }
+        if (pg->page < pages) {
+            page_link(j, "next", base, path, pg->page + 1, pg->per_page);
+            page_link(j, "last", base, path, pages, pg->per_page);
+        }
+        jsonw_obj_end(j);
+    }
+    jsonw_obj_end(j);
+    jsonw_key(j, "meta");
+    jsonw_obj(j);
+    jsonw_kint(j, "total", pg->total);
+    jsonw_obj_end(j);
+}
+
+/* --- sizes --- */
+
+static void size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s) {
+    jsonw_obj(j);
+    jsonw_kstr(j, "slug", s->slug);
+    jsonw_kint(j, "memory", s->memory_mb);
+    jsonw_kint(j, "vcpus", s->vcpus);
+    jsonw_kint(j, "disk", s->disk_gb);
+    jsonw_kint(j, "transfer", s->gpus ? 15 : 4);
+    /* JSON floats as DO sends them, printed exactly from micro-dollars */
+    jsonw_kmoney(j, "price_monthly", s->price_hourly * 672);
+    jsonw_key(j, "price_hourly");
+    jsonw_raw(j, s->price_hourly_text);
+    jsonw_key(j, "regions");
+    jsonw_arr(j);
+    jsonw_str(j, w->sc->region);
+    jsonw_arr_end(j);
+    jsonw_kbool(j, "available", true);
+    jsonw_kstr(j, "description", s->description);
+    if (s->gpus) {
+        jsonw_key(j, "gpu_info");
+        jsonw_obj(j);
+        jsonw_kint(j, "count", s->gpus);
+        jsonw_key(j, "vram");
+        jsonw_obj(j);
+        jsonw_kint(j, "amount", s->vram_gib);
+        jsonw_kstr(j, "unit", "gib");
+        jsonw_obj_end(j);
+        jsonw_kstr(j, "model", s->gpu_model);
+        jsonw_obj_end(j);
+    }
+    jsonw_key(j, "disk_info");
+    jsonw_arr(j);
+    jsonw_obj(j);
+    jsonw_kstr(j, "type", "local");
+    jsonw_key(j, "size");
+    jsonw_obj(j);
+    jsonw_kint(j, "amount", s->disk_gb);
+    jsonw_kstr(j, "unit", "gib");
+    jsonw_obj_end(j);
+    jsonw_obj_end(j);
+    jsonw_arr_end(j);
+    jsonw_obj_end(j);
+}
+
+/* --- pools and clusters --- */
+
+static bool pool_visible(const struct sim_pool *p, int64_t now) {
+    return p->created_t <= now && p->gone_t > now;
+}
+
+static bool node_visible(const struct sim_node *n, int64_t now) {
+    return n->created_t <= now && n->deleted_t > now;
+}
+
+static void node_json(struct jsonw *j, const struct sim_node *n, int64_t now) {
+    const char *state = "provisioning";
+    int64_t updated = n->created_t;
+    if (n->deleting_t <= now) {
+        state = "deleting";
+        updated = n->deleting_t;
+    } else if (n->cordon_t <= now && !n->cordon_by_ca) {
+        state = "draining";
+        updated = n->cordon_t;
+    } else if (n->ready_t <= now) {
+        state = "running";
+        updated = n->ready_t;
+    }
+    jsonw_obj(j);
+    jsonw_kstr(j, "id", n->do_id);
+    jsonw_kstr(j, "name", n->name);
+    jsonw_key(j, "status");
+    jsonw_obj(j);
+    jsonw_kstr(j, "state", state);
+    jsonw_obj_end(j);
+    jsonw_kstr(j, "droplet_id", n->droplet_id);
+    jsonw_ktime(j, "created_at", n->created_t);
+    jsonw_ktime(j, "updated_at", updated);
+    jsonw_obj_end(j);
+}
+
+static void pool_json(struct jsonw *j, const struct sim_world *w, int pool, int64_t now) {
+    const struct sim_pool *p = &w->pools[pool];
+    const struct sim_pool_spec *ps = &w->sc->pools[p->spec];
+    int count = 0;
+    for (int i = 0; i < w->nnodes; i++)
+        if (w->nodes[i].pool == pool && node_visible(&w->nodes[i], now))
+            count++;
+    jsonw_obj(j);
+    jsonw_kstr(j, "id", p->id);
+    jsonw_kstr(j, "name", p->name);
+    jsonw_kstr(j, "size", ps->size);
+    jsonw_kint(j, "count", count);
+    jsonw_key(j, "tags");
+    jsonw_arr(j);
+    char tag[64];
+    snprintf(tag, sizeof tag, "k8s:%s", w->cluster_id);
+    jsonw_str(j, "k8s");
+    jsonw_str(j, tag);
+    jsonw_str(j, "k8s:worker");
+    jsonw_arr_end(j);
+    jsonw_key(j, "labels");
+    if (ps->nlabels == 0) {
+        jsonw_null(j);
+    } else {
+        jsonw_obj(j);
+        for (int k = 0; k < ps->nlabels; k++)
+            jsonw_kstr(j, ps->labels[k].key, ps->labels[k].value);
+        jsonw_obj_end(j);
+    }
+    jsonw_key(j, "taints");
+    jsonw_arr(j);
+    for (int k = 0; k < ps->ntaints; k++) {
+        jsonw_obj(j);
+        jsonw_kstr(j, "key", ps->taints[k].key);
+        jsonw_kstr(j, "value", ps->taints[k].value);
+        jsonw_kstr(j, "effect", ps->taints[k].effect);
+        jsonw_obj_end(j);
+    }
+    jsonw_arr_end(j);
+    jsonw_kbool(j, "auto_scale", ps->auto_scale);
+    jsonw_kint(j, "min_nodes", ps->auto_scale ? ps->min_nodes : 0);
+    jsonw_kint(j, "max_nodes", ps->auto_scale ? ps->max_nodes : 0);
+    jsonw_key(j, "nodes");
+    jsonw_arr(j);
+    for (int i = 0; i < w->nnodes; i++)
+        if (w->nodes[i].pool == pool && node_visible(&w->nodes[i], now))
+            node_json(j, &w->nodes[i], now);
+    jsonw_arr_end(j);
+    jsonw_obj_end(j);
+}
+
+static void cluster_json(struct jsonw *j, const struct sim_world *w, int64_t now) {
+    const struct sim_scenario *sc = w->sc;
+    jsonw_obj(j);
+    jsonw_kstr(j, "id", w->cluster_id);
+    jsonw_kstr(j, "name", sc->cluster_name);
+    jsonw_kstr(j, "region", sc->region);
+    jsonw_kstr(j, "version", sc->k8s_version);
+    jsonw_kstr(j, "cluster_subnet", "10.244.0.0/16");
+    jsonw_kstr(j, "service_subnet", "10.245.0.0/16");
+    jsonw_kstr(j, "vpc_uuid", "c33931f2-a26a-4e61-b85c-4e95a2ec431b");
+    jsonw_kstr(j, "ipv4", "127.0.0.1");
+    char endpoint[96];
+    snprintf(endpoint, sizeof endpoint, "https://%s.k8s.ondigitalocean.com", w->cluster_id);
+    jsonw_kstr(j, "endpoint", endpoint);
+    jsonw_key(j, "tags");
+    jsonw_arr(j);
+    char tag[64];
+    snprintf(tag, sizeof tag, "k8s:%s", w->cluster_id);
+    jsonw_str(j, "k8s");
+    jsonw_str(j, tag);
+    jsonw_arr_end(j);
+    jsonw_key(j, "node_pools");
+    jsonw_arr(j);
+    for (int i = 0; i < w->npools; i++)
+        if (pool_visible(&w->pools[i], now))
+            pool_json(j, w, i, now);
+    jsonw_arr_end(j);
+    jsonw_key(j, "maintenance_policy");
+    jsonw_obj(j);
+    jsonw_kstr(j, "start_time", "00:00");
+    jsonw_kstr(j, "duration", "4h0m0s");
+    jsonw_kstr(j, "day", "any");
+    jsonw_obj_end(j);
+    jsonw_kbool(j, "auto_upgrade", false);
+    jsonw_key(j, "status");
+    jsonw_obj(j);
+    jsonw_kstr(j, "state", "running");
+    jsonw_obj_end(j);
+    jsonw_ktime(j, "created_at", sc->start - 30 * 86400);
+    jsonw_ktime(j, "updated_at", sc->start - 30 * 86400);
+    jsonw_kbool(j, "surge_upgrade", true);
+    jsonw_kbool(j, "registry_enabled", false);
+    jsonw_kbool(j, "ha", false);
+    jsonw_obj_end(j);
+}
+
+/* --- billing --- */
+
+#define MAX_MONTHS 24
+
+/* Months (starts) with any billed item up to now, ascending; returns the count. */
+static int billed_months(const struct sim_world *w, int64_t now, int64_t *months) {
+    int n = 0;
+    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
+    for (int i = 0; i < w->nnodes; i++) {
+        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
+        for (int q = 0; q < k; q++) {
+            bool seen = false;
+            for (int m = 0; m < n; m++)
+                if (months[m] == items[q].month)
+                    seen = true;
+            if (!seen && n < MAX_MONTHS)
+                months[n++] = items[q].month;
+        }
+    }
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && months[b - 1] > months[b]; b--) {
+            int64_t t = months[b];
+            months[b] = months[b - 1];
+            months[b - 1] = t;
+        }
+    return n;
+}
+
+static int64_t month_total(const struct sim_world *w, int64_t month, int64_t now) {
+    int64_t sum = 0;
+    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
+    for (int i = 0; i < w->nnodes; i++) {
+        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
+        for (int q = 0; q < k; q++)
+            if (items[q].month == month)
+                sum += items[q].amount;
+    }
+    return sum;
+}
+
+static void money_str(struct jsonw *j, const char *key, int64_t micro) {
+    char tmp[MONEY_FMT_MAX];
+    money_format(micro, tmp);
+    jsonw_kstr(j, key, tmp);
+}
+
+static void period(int64_t month, char out[16]) {
+    int64_t y;
+    int m, d;
+    timeutil_civil_from_days(month / 86400, &y, &m, &d);
+    snprintf(out, 16, "%04lld-%02d", (long long)y, m);
+}
+
+static void invoice_summary(struct jsonw *j, const struct sim_world *w, int64_t month, int64_t now,
+                            bool preview) {
+    char uuid[37], per[16], id[24];
+    sim_do_invoice_uuid(w, month, uuid);
+    period(month, per);
+    snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
+    jsonw_obj(j);
+    jsonw_kstr(j, "invoice_uuid", uuid);
+    jsonw_kstr(j, "invoice_id", id);
+    money_str(j, "amount", month_total(w, month, now));
+    jsonw_kstr(j, "invoice_period", per);
+    if (preview)
+        jsonw_ktime(j, "updated_at", now);
+    jsonw_obj_end(j);
+}
+
+/* Closed invoices: billed months that ended by now, newest first (as DO lists them). */
+static int closed_months(const struct sim_world *w, int64_t now, int64_t *out) {
+    int64_t months[MAX_MONTHS];
+    int n = billed_months(w, now, months), k = 0;
+    for (int i = n - 1; i >= 0; i--)
+        if (timeutil_next_month_start(months[i]) <= now)
+            out[k++] = months[i];
+    return k;
+}
+
+static void invoices(const struct sim_world *w, const struct request *req, int64_t now,
+                     const char *base, struct response *resp) {
+    int64_t months[MAX_MONTHS];
+    int n = closed_months(w, now, months);
+    struct page pg;
+    if (!paginate(req, n, &pg, resp))
+        return;
+    struct jsonw j;
+    jsonw_init(&j, &resp->body);
+    jsonw_obj(&j);
+    jsonw_key(&j, "invoices");
+    jsonw_arr(&j);
+    for (int64_t i = pg.first; i < pg.last; i++)
+        invoice_summary(&j, w, months[i], now, false);
+    jsonw_arr_end(&j);
+    jsonw_key(&j, "invoice_preview");
+    invoice_summary(&j, w, timeutil_month_start(now), now, true);
+    links_meta(&j, &pg, base, "/v2/customers/my/invoices");
+    jsonw_obj_end(&j);
+}
+
+static bool invoice_items(const struct sim_world *w, const struct request *req, int64_t now,
+                          const char *base, const char *uuid, struct response *resp) {
+    int64_t months[MAX_MONTHS];
+    int n = billed_months(w, now, months);
+    int64_t month = -1;
+    char cand[37];
+    int64_t cur = timeutil_month_start(now);
+    sim_do_invoice_uuid(w, cur, cand);
+    if (strcmp(cand, uuid) == 0)
+        month = cur;
+    for (int i = 0; i < n && month < 0; i++) {
+        sim_do_invoice_uuid(w, months[i], cand);
+        if (strcmp(cand, uuid) == 0)
+            month = months[i];
+    }
+    if (month < 0)
+        return false;
+    /* collect this month's items in node order */
+    struct sim_bill_item *all = xmalloc(sizeof *all * (size_t)(w->nnodes ? w->nnodes : 1));
+    int count = 0;
+    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
+    for (int i = 0; i < w->nnodes; i++) {
+        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
+        for (int q = 0; q < k; q++)
+            if (items[q].month == month)
+                all[count++] = items[q];
+    }
+    struct page pg;
+    if (!paginate(req, count, &pg, resp)) {
+        free(all);
+        return true;
+    }
+    struct jsonw j;
+    jsonw_init(&j, &resp->body);
+    jsonw_obj(&j);
+    jsonw_key(&j, "invoice_items");
+    jsonw_arr(&j);
+    for (int64_t i = pg.first; i < pg.last; i++) {
+        const struct sim_bill_item *it = &all[i];
+        const struct sim_node *nd = &w->nodes[it->node];
+        const struct sim_pool *p = &w->pools[nd->pool];
+        const struct sim_pool_spec *ps = &w->sc->pools[p->spec];
+        char tmp[160];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "product", "Droplets");
+        jsonw_kstr(&j, "resource_id", nd->droplet_id);
+        jsonw_kstr(&j, "resource_uuid", nd->do_id);
+        snprintf(tmp, sizeof tmp, "Kubernetes cluster %s / node pool %s (%s)", w->sc->cluster_name,
+                 p->name, p->id);
+        jsonw_kstr(&j, "group_description", tmp);
+        snprintf(tmp, sizeof tmp, "%s (%s)", nd->name, ps->size);
+        jsonw_kstr(&j, "description", tmp);
+        money_str(&j, "amount", it->amount);
+        snprintf(tmp, sizeof tmp, "%lld", (long long)it->seconds);
+        jsonw_kstr(&j, "duration", tmp);
+        jsonw_kstr(&j, "duration_unit", "Seconds");
+        jsonw_ktime(&j, "start_time", it->start);
+        jsonw_ktime(&j, "end_time", it->end);
+        jsonw_kstr(&j, "project_name", w->sc->project_name);
+        jsonw_kstr(&j, "category", "iaas");
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    char path[128];
+    snprintf(path, sizeof path, "/v2/customers/my/invoices/%s", uuid);
+    links_meta(&j, &pg, base, path);
+    jsonw_obj_end(&j);
+    free(all);
+    return true;
+}
+
+static void billing_history(const struct sim_world *w, const struct request *req, int64_t now,
+                            const char *base, struct response *resp) {
+    int64_t months[MAX_MONTHS];
+    int n = closed_months(w, now, months);
+    struct page pg;
+    if (!paginate(req, n, &pg, resp))
+        return;
+    struct jsonw j;
+    jsonw_init(&j, &resp->body);
+    jsonw_obj(&j);
+    jsonw_key(&j, "billing_history");
+    jsonw_arr(&j);
+    static const char *const names[] = {"January",   "February", "March",    "April",
+                                        "May",       "June",     "July",     "August",
+                                        "September", "October",  "November", "December"};
+    for (int64_t i = pg.first; i < pg.last; i++) {
+        int64_t y;
+        int m, d;
+        timeutil_civil_from_days(months[i] / 86400, &y, &m, &d);
+        char desc[64], uuid[37], id[24];
+        snprintf(desc, sizeof desc, "Invoice for %s %lld", names[m - 1], (long long)y);
+        sim_do_invoice_uuid(w, months[i], uuid);
+        snprintf(id, sizeof id, "%lld", 10000000LL + months[i] / 86400);
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "description", desc);
+        money_str(&j, "amount", month_total(w, months[i], now));
+        jsonw_kstr(&j, "invoice_id", id);
+        jsonw_kstr(&j, "invoice_uuid", uuid);
+        jsonw_ktime(&j, "date", timeutil_next_month_start(months[i]));
+        jsonw_kstr(&j, "type", "Invoice");
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    links_meta(&j, &pg, base, "/v2/customers/my/billing_history");
+    jsonw_obj_end(&j);
+}
+
+static void balance(const struct sim_world *w, int64_t now, struct response *resp) {
+    int64_t months[MAX_MONTHS];
+    int n = closed_months(w, now, months);
+    int64_t owed = 0;
+    for (int i = 0; i < n; i++)
+        owed += month_total(w, months[i], now);
+    int64_t mtd = month_total(w, timeutil_month_start(now), now);
+    struct jsonw j;
+    jsonw_init(&j, &resp->body);
+    jsonw_obj(&j);
+    money_str(&j, "month_to_date_balance", owed + mtd);
+    money_str(&j, "account_balance", owed);
+    money_str(&j, "month_to_date_usage", mtd);
+    jsonw_ktime(&j, "generated_at", now);
+    jsonw_obj_end(&j);
+}
+
+bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t now,
+                   const char *base_url, struct response *resp) {
+    const char *path = req->path;
+    if (strncmp(path, "/v2/", 4) != 0)
+        return false;
+    resp->status = 200;
+    resp->content_type = "application/json; charset=utf-8";
+    buf_reset(&resp->body);
+    if (strcmp(req->method, "GET") != 0) {
+        sim_do_error(resp, 405, "method_not_allowed", "spotsim serves GET only.");
+        return true;
+    }
+    const char *p = path + 4;
+    struct jsonw j;
+    jsonw_init(&j, &resp->body);
+    char cl_prefix[96];
+    snprintf(cl_prefix, sizeof cl_prefix, "kubernetes/clusters/%s", w->cluster_id);
+    size_t cl_len = strlen(cl_prefix);
+    if (strcmp(p, "sizes") == 0) {
+        struct page pg;
+        if (!paginate(req, w->sc->nsizes, &pg, resp))
+            return true;
+        jsonw_obj(&j);
+        jsonw_key(&j, "sizes");
+        jsonw_arr(&j);
+        for (int64_t i = pg.first; i < pg.last; i++)
+            size_json(&j, w, &w->sc->sizes[i]);
+        jsonw_arr_end(&j);
+        links_meta(&j, &pg, base_url, "/v2/sizes");
+        jsonw_obj_end(&j);
+    } else if (strcmp(p, "account") == 0) {
+        jsonw_obj(&j);
+        jsonw_key(&j, "account");
+        jsonw_obj(&j);
+        jsonw_kint(&j, "droplet_limit", 25);
+        jsonw_kint(&j, "floating_ip_limit", 5);
+        jsonw_kstr(&j, "email", "spotsim@example.com");
+        jsonw_kstr(&j, "uuid", w->cluster_id);
+        jsonw_kbool(&j, "email_verified", true);
+        jsonw_kstr(&j, "status", "active");
+        jsonw_kstr(&j, "status_message", "");
+        jsonw_key(&j, "team");
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "uuid", w->cluster_id);
+        jsonw_kstr(&j, "name", "spotsim");
+        jsonw_obj_end(&j);
+        jsonw_obj_end(&j);
+        jsonw_obj_end(&j);
+    } else if (strcmp(p, "kubernetes/clusters") == 0) {
+        struct page pg;
+        if (!paginate(req, 1, &pg, resp))
+            return true;
+        jsonw_obj(&j);
+        jsonw_key(&j, "kubernetes_clusters");
+        jsonw_arr(&j);
+        if (pg.first < pg.last)
+            cluster_json(&j, w, now);
+        jsonw_arr_end(&j);
+        links_meta(&j, &pg, base_url, "/v2/kubernetes/clusters");
+        jsonw_obj_end(&j);
+    } else if (strncmp(p, cl_prefix, cl_len) == 0 && p[cl_len] == '\0') {
+        jsonw_obj(&j);
+        jsonw_key(&j, "kubernetes_cluster");
+        cluster_json(&j, w, now);
+        jsonw_obj_end(&j);
+    } else if (strncmp(p, cl_prefix, cl_len) == 0 && strcmp(p + cl_len, "/node_pools") == 0) {
+        int n = 0;
+        for (int i = 0; i < w->npools; i++)
+            n += pool_visible(&w->pools[i], now);
+        struct page pg;
+        if (!paginate(req, n, &pg, resp))
+            return true;
+        jsonw_obj(&j);
+        jsonw_key(&j, "node_pools");
+        jsonw_arr(&j);
+        int k = 0;
+        for (int i = 0; i < w->npools; i++) {
+            if (!pool_visible(&w->pools[i], now))
+                continue;
+            if (k >= pg.first && k < pg.last)
+                pool_json(&j, w, i, now);
+            k++;
+        }
+        jsonw_arr_end(&j);
+        char lp[160];
+        snprintf(lp, sizeof lp, "/v2/%s/node_pools", cl_prefix);
+        links_meta(&j, &pg, base_url, lp);
+        jsonw_obj_end(&j);
+    } else if (strncmp(p, cl_prefix, cl_len) == 0 && strncmp(p + cl_len, "/node_pools/", 12) == 0) {
+        const char *id = p + cl_len + 12;
+        int found = -1;
+        for (int i = 0; i < w->npools; i++)
+            if (pool_visible(&w->pools[i], now) && strcmp(w->pools[i].id, id) == 0)
+                found = i;
+        if (found < 0) {
+            not_found(resp);
+            return true;
+        }
+        jsonw_obj(&j);
+        jsonw_key(&j, "node_pool");
+        pool_json(&j, w, found, now);
+        jsonw_obj_end(&j);
+    } else if (strcmp(p, "customers/my/balance") == 0) {
+        balance(w, now, resp);
+    } else if (strcmp(p, "customers/my/billing_history") == 0) {
+        billing_history(w, req, now, base_url, resp);
+    } else if (strcmp(p, "customers/my/invoices") == 0) {
+        invoices(w, req, now, base_url, resp);
+    } else if (strncmp(p, "customers/my/invoices/", 22) == 0 && strlen(p + 22) == 36) {
+        if (!invoice_items(w, req, now, base_url, p + 22, resp))
+            not_found(resp);
+    } else {
+        not_found(resp);
+    }
+    return true;
+}

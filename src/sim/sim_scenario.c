@@ -1,0 +1,748 @@
+/* sim_scenario — see sim_scenario.h. json-c is used only here and every value is
+ * type-checked before use (STYLE.md json-c 3): a wrong type is an error naming
+ * the field, never a silent 0. */
+#include "sim/sim_scenario.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "money.h"
+#include "timeutil.h"
+#include "xalloc.h"
+
+#define SCENARIO_MAX_BYTES (4u * 1024 * 1024)
+
+struct ctx {
+    char *err;
+    size_t errlen;
+    bool failed;
+};
+
+static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct ctx *c, const char *fmt, ...) {
+    if (c->failed)
+        return;
+    c->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+}
+
+const char *sim_config_name(enum sim_config cfg) {
+    switch (cfg) {
+    case SIM_CFG_SPOT:
+        return "spot";
+    case SIM_CFG_FALLBACK:
+        return "fallback";
+    case SIM_CFG_ON_DEMAND:
+        return "on-demand";
+    }
+    return "?";
+}
+
+const char *sim_role_name(enum sim_role r) {
+    switch (r) {
+    case SIM_ROLE_SPOT:
+        return "spot";
+    case SIM_ROLE_FALLBACK:
+        return "fallback";
+    case SIM_ROLE_ON_DEMAND:
+        return "on-demand";
+    case SIM_ROLE_SYSTEM:
+        return "system";
+    }
+    return "?";
+}
+
+enum err sim_parse_duration(const char *s, int64_t *out) {
+    if (!s || !*s)
+        return ERR_PARSE;
+    int64_t total = 0;
+    const char *p = s;
+    while (*p) {
+        if (*p < '0' || *p > '9')
+            return ERR_PARSE;
+        errno = 0;
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (errno || v < 0 || v > 100LL * 365 * 86400)
+            return ERR_PARSE;
+        int64_t mult;
+        switch (*end) {
+        case '\0':
+        case 's':
+            mult = 1;
+            break;
+        case 'm':
+            mult = 60;
+            break;
+        case 'h':
+            mult = 3600;
+            break;
+        case 'd':
+            mult = 86400;
+            break;
+        default:
+            return ERR_PARSE;
+        }
+        total += (int64_t)v * mult;
+        p = *end ? end + 1 : end;
+        if (*end == '\0')
+            break;
+    }
+    *out = total;
+    return ERR_OK;
+}
+
+/* --- typed getters: absent -> default; wrong type -> failure naming the field --- */
+
+static json_object *get(json_object *o, const char *key) {
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+        return NULL;
+    return v;
+}
+
+static char *get_str(struct ctx *c, json_object *o, const char *where, const char *key,
+                     const char *def) {
+    json_object *v = get(o, key);
+    if (!v)
+        return def ? xstrdup(def) : NULL;
+    if (!json_object_is_type(v, json_type_string)) {
+        fail(c, "%s.%s: expected a string", where, key);
+        return def ? xstrdup(def) : NULL;
+    }
+    return xstrdup(json_object_get_string(v));
+}
+
+static int64_t get_int(struct ctx *c, json_object *o, const char *where, const char *key,
+                       int64_t def, int64_t lo, int64_t hi) {
+    json_object *v = get(o, key);
+    if (!v)
+        return def;
+    if (!json_object_is_type(v, json_type_int)) {
+        fail(c, "%s.%s: expected a whole number", where, key);
+        return def;
+    }
+    errno = 0;
+    int64_t x = json_object_get_int64(v);
+    if (errno || x < lo || x > hi) {
+        fail(c, "%s.%s: %lld is out of range (%lld..%lld)", where, key, (long long)x, (long long)lo,
+             (long long)hi);
+        return def;
+    }
+    return x;
+}
+
+static bool get_bool(struct ctx *c, json_object *o, const char *where, const char *key, bool def) {
+    json_object *v = get(o, key);
+    if (!v)
+        return def;
+    if (!json_object_is_type(v, json_type_boolean)) {
+        fail(c, "%s.%s: expected true or false", where, key);
+        return def;
+    }
+    return json_object_get_boolean(v);
+}
+
+/* A duration: a whole number of seconds or a string "90s" / "15m" / "36h" / "7d". */
+static int64_t get_dur(struct ctx *c, json_object *o, const char *where, const char *key,
+                       int64_t def) {
+    json_object *v = get(o, key);
+    if (!v)
+        return def;
+    int64_t x = 0;
+    if (json_object_is_type(v, json_type_int)) {
+        x = json_object_get_int64(v);
+        if (x < 0) {
+            fail(c, "%s.%s: must not be negative", where, key);
+            return def;
+        }
+        return x;
+    }
+    if (json_object_is_type(v, json_type_string) &&
+        sim_parse_duration(json_object_get_string(v), &x) == ERR_OK)
+        return x;
+    fail(c, "%s.%s: expected seconds or a duration like \"90s\", \"15m\", \"36h\", \"7d\"", where,
+         key);
+    return def;
+}
+
+/* A probability in [0, 1] as a JSON number or decimal string -> parts per million. */
+static int64_t get_ppm(struct ctx *c, json_object *o, const char *where, const char *key) {
+    json_object *v = get(o, key);
+    if (!v)
+        return 0;
+    int64_t micro = 0;
+    if (json_object_is_type(v, json_type_string)) {
+        const char *s = json_object_get_string(v);
+        if (money_parse(s, strlen(s), MONEY_ROUND, &micro) != ERR_OK)
+            micro = -1;
+    } else if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
+        double d = json_object_get_double(v);
+        micro = (d >= 0 && d <= 1) ? (int64_t)llround(d * 1e6) : -1;
+    } else {
+        micro = -1;
+    }
+    if (micro < 0 || micro > 1000000) {
+        fail(c, "%s.%s: expected a probability between 0 and 1", where, key);
+        return 0;
+    }
+    return micro;
+}
+
+static int64_t get_time(struct ctx *c, json_object *o, const char *where, const char *key) {
+    json_object *v = get(o, key);
+    int64_t t = 0;
+    if (!v)
+        return 0;
+    if (!json_object_is_type(v, json_type_string) ||
+        timeutil_parse_rfc3339(json_object_get_string(v), strlen(json_object_get_string(v)), &t) !=
+            ERR_OK) {
+        fail(c, "%s.%s: expected an RFC 3339 time like \"2026-11-09T00:00:00Z\"", where, key);
+        return 0;
+    }
+    return t;
+}
+
+static int parse_kv(struct ctx *c, json_object *o, const char *where, struct sim_kv *kv, int max) {
+    if (!o)
+        return 0;
+    if (!json_object_is_type(o, json_type_object)) {
+        fail(c, "%s: expected an object of strings", where);
+        return 0;
+    }
+    int n = 0;
+    json_object_object_foreach(o, k, v) {
+        if (n >= max) {
+            fail(c, "%s: at most %d entries", where, max);
+            break;
+        }
+        if (!json_object_is_type(v, json_type_string)) {
+            fail(c, "%s.%s: expected a string", where, k);
+            break;
+        }
+        kv[n].key = xstrdup(k);
+        kv[n].value = xstrdup(json_object_get_string(v));
+        n++;
+    }
+    return n;
+}
+
+static int find_size(const struct sim_scenario *sc, const char *slug) {
+    for (int i = 0; i < sc->nsizes; i++)
+        if (strcmp(sc->sizes[i].slug, slug) == 0)
+            return i;
+    return -1;
+}
+
+static int find_pool(const struct sim_scenario *sc, const char *name) {
+    for (int i = 0; i < sc->npools; i++)
+        if (strcmp(sc->pools[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static bool is_k8s_name(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 40)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+                  (ch == '-' && i > 0 && i + 1 < n);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static void parse_sizes(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
+        fail(c, "sizes: expected a non-empty array");
+        return;
+    }
+    size_t n = json_object_array_length(arr);
+    if (n > SIM_MAX_SIZES) {
+        fail(c, "sizes: at most %d", SIM_MAX_SIZES);
+        return;
+    }
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        char where[64];
+        snprintf(where, sizeof where, "sizes[%zu]", i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "%s: expected an object", where);
+            return;
+        }
+        struct sim_size *s = &sc->sizes[sc->nsizes++];
+        s->slug = get_str(c, o, where, "slug", NULL);
+        s->price_hourly_text = get_str(c, o, where, "price_hourly", NULL);
+        if (!s->slug || !s->price_hourly_text) {
+            fail(c, "%s: slug and price_hourly (a decimal string) are required", where);
+            return;
+        }
+        if (money_parse(s->price_hourly_text, strlen(s->price_hourly_text), 0, &s->price_hourly) !=
+                ERR_OK ||
+            s->price_hourly <= 0) {
+            fail(c, "%s.price_hourly: expected a positive decimal string like \"3.384\"", where);
+            return;
+        }
+        s->vcpus = (int)get_int(c, o, where, "vcpus", 8, 1, 1024);
+        s->memory_mb = (int)get_int(c, o, where, "memory", 32768, 256, 1 << 24);
+        s->disk_gb = (int)get_int(c, o, where, "disk", 200, 1, 1 << 20);
+        s->gpus = (int)get_int(c, o, where, "gpus", 0, 0, 64);
+        s->gpu_model = get_str(c, o, where, "gpu_model", s->gpus ? "nvidia_h100" : NULL);
+        s->vram_gib = (int)get_int(c, o, where, "vram_gib", s->gpus ? 80 * s->gpus : 0, 0, 1 << 20);
+        s->description = get_str(c, o, where, "description", s->gpus ? "GPU Droplet" : "Basic");
+        if (find_size(sc, s->slug) != sc->nsizes - 1)
+            fail(c, "%s.slug: '%s' appears twice", where, s->slug);
+    }
+}
+
+static enum sim_role parse_role(struct ctx *c, const char *where, const char *s) {
+    if (!s || strcmp(s, "spot") == 0)
+        return SIM_ROLE_SPOT;
+    if (strcmp(s, "fallback") == 0)
+        return SIM_ROLE_FALLBACK;
+    if (strcmp(s, "on-demand") == 0)
+        return SIM_ROLE_ON_DEMAND;
+    if (strcmp(s, "system") == 0)
+        return SIM_ROLE_SYSTEM;
+    fail(c, "%s.role: expected spot|fallback|on-demand|system, got '%s'", where, s);
+    return SIM_ROLE_SYSTEM;
+}
+
+static void parse_pools(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
+        fail(c, "pools: expected a non-empty array");
+        return;
+    }
+    size_t n = json_object_array_length(arr);
+    if (n > SIM_MAX_POOLS) {
+        fail(c, "pools: at most %d", SIM_MAX_POOLS);
+        return;
+    }
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        char where[64];
+        snprintf(where, sizeof where, "pools[%zu]", i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "%s: expected an object", where);
+            return;
+        }
+        struct sim_pool_spec *p = &sc->pools[sc->npools++];
+        p->name = get_str(c, o, where, "name", NULL);
+        p->id = get_str(c, o, where, "id", NULL);
+        p->size = get_str(c, o, where, "size", NULL);
+        if (!p->name || !p->size) {
+            fail(c, "%s: name and size are required", where);
+            return;
+        }
+        if (!is_k8s_name(p->name)) {
+            fail(c, "%s.name: '%s' is not a lower-case DNS label of at most 40 characters", where,
+                 p->name);
+            return;
+        }
+        if (find_pool(sc, p->name) != sc->npools - 1) {
+            fail(c, "%s.name: '%s' appears twice", where, p->name);
+            return;
+        }
+        p->size_idx = find_size(sc, p->size);
+        if (p->size_idx < 0) {
+            fail(c, "%s.size: '%s' is not in sizes", where, p->size);
+            return;
+        }
+        char *role = get_str(c, o, where, "role", NULL);
+        if (!role) {
+            free(role);
+            fail(c, "%s.role: required (spot|fallback|on-demand|system)", where);
+            return;
+        }
+        p->role = parse_role(c, where, role);
+        free(role);
+        p->count = (int)get_int(c, o, where, "count", 1, 0, 1000);
+        p->auto_scale = get_bool(c, o, where, "auto_scale", false);
+        p->min_nodes =
+            (int)get_int(c, o, where, "min_nodes", p->auto_scale ? 0 : p->count, 0, 1000);
+        p->max_nodes = (int)get_int(c, o, where, "max_nodes", p->count, 0, 1000);
+        if (!p->auto_scale) {
+            p->min_nodes = p->count;
+            p->max_nodes = p->count;
+        }
+        if (p->min_nodes > p->max_nodes || p->count > p->max_nodes || p->count < p->min_nodes) {
+            fail(c, "%s: need min_nodes <= count <= max_nodes", where);
+            return;
+        }
+        char lw[96];
+        snprintf(lw, sizeof lw, "%s.labels", where);
+        p->nlabels = parse_kv(c, get(o, "labels"), lw, p->labels, SIM_MAX_KV);
+        json_object *taints = get(o, "taints");
+        if (taints) {
+            if (!json_object_is_type(taints, json_type_array) ||
+                json_object_array_length(taints) > SIM_MAX_KV) {
+                fail(c, "%s.taints: expected an array of at most %d", where, SIM_MAX_KV);
+                return;
+            }
+            for (size_t k = 0; k < json_object_array_length(taints); k++) {
+                json_object *t = json_object_array_get_idx(taints, k);
+                char tw[112];
+                snprintf(tw, sizeof tw, "%s.taints[%zu]", where, k);
+                if (!json_object_is_type(t, json_type_object)) {
+                    fail(c, "%s: expected an object", tw);
+                    return;
+                }
+                struct sim_taint *tt = &p->taints[p->ntaints++];
+                tt->key = get_str(c, t, tw, "key", NULL);
+                tt->value = get_str(c, t, tw, "value", "");
+                tt->effect = get_str(c, t, tw, "effect", "NoSchedule");
+                if (!tt->key) {
+                    fail(c, "%s.key: required", tw);
+                    return;
+                }
+                if (strcmp(tt->effect, "NoSchedule") != 0 && strcmp(tt->effect, "NoExecute") != 0 &&
+                    strcmp(tt->effect, "PreferNoSchedule") != 0) {
+                    fail(c, "%s.effect: expected NoSchedule|PreferNoSchedule|NoExecute", tw);
+                    return;
+                }
+            }
+        }
+        p->recreate_after = get_dur(c, o, where, "recreate_after", 0);
+    }
+}
+
+static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
+        fail(c, "workloads: expected a non-empty array");
+        return;
+    }
+    size_t n = json_object_array_length(arr);
+    if (n > SIM_MAX_WORKLOADS) {
+        fail(c, "workloads: at most %d", SIM_MAX_WORKLOADS);
+        return;
+    }
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        char where[64];
+        snprintf(where, sizeof where, "workloads[%zu]", i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "%s: expected an object", where);
+            return;
+        }
+        struct sim_workload *w = &sc->workloads[sc->nworkloads++];
+        w->name = get_str(c, o, where, "name", NULL);
+        if (!w->name || !is_k8s_name(w->name)) {
+            fail(c, "%s.name: required, a lower-case DNS label of at most 40 characters", where);
+            return;
+        }
+        char *cfg = get_str(c, o, where, "configuration", NULL);
+        if (!cfg || (strcmp(cfg, "spot") && strcmp(cfg, "fallback") && strcmp(cfg, "on-demand"))) {
+            fail(c, "%s.configuration: expected spot|fallback|on-demand", where);
+            free(cfg);
+            return;
+        }
+        w->configuration = strcmp(cfg, "spot") == 0       ? SIM_CFG_SPOT
+                           : strcmp(cfg, "fallback") == 0 ? SIM_CFG_FALLBACK
+                                                          : SIM_CFG_ON_DEMAND;
+        free(cfg);
+        w->experiment = get_str(c, o, where, "experiment", NULL);
+        w->count = (int)get_int(c, o, where, "count", 0, 0, 100000);
+        w->interval = get_dur(c, o, where, "interval", 0);
+        int64_t rate_mean = get_dur(c, o, where, "mean_interarrival", 0);
+        w->mean_gap = rate_mean;
+        if ((w->count > 0) == (w->mean_gap > 0)) {
+            fail(c, "%s: give exactly one of count (with optional interval) or mean_interarrival",
+                 where);
+            return;
+        }
+        w->start_offset = get_dur(c, o, where, "start_after", 0);
+        w->end_offset = get_dur(c, o, where, "stop_after", sc->duration);
+        w->completions = (int)get_int(c, o, where, "completions", 1, 1, 1000);
+        w->indexed = get_bool(c, o, where, "indexed", w->completions > 1);
+        if (w->completions > 1 && !w->indexed) {
+            fail(c, "%s: completions > 1 requires indexed: true", where);
+            return;
+        }
+        json_object *d = get(o, "duration");
+        if (!d || !json_object_is_type(d, json_type_object)) {
+            fail(c,
+                 "%s.duration: required, e.g. {\"dist\":\"uniform\",\"min\":\"1h\",\"max\":"
+                 "\"2h\"}",
+                 where);
+            return;
+        }
+        char dw[96];
+        snprintf(dw, sizeof dw, "%s.duration", where);
+        char *dist = get_str(c, d, dw, "dist", "fixed");
+        if (strcmp(dist, "fixed") == 0) {
+            w->duration.dist = SIM_DIST_FIXED;
+            w->duration.a = get_dur(c, d, dw, "value", 0);
+        } else if (strcmp(dist, "uniform") == 0) {
+            w->duration.dist = SIM_DIST_UNIFORM;
+            w->duration.a = get_dur(c, d, dw, "min", 0);
+            w->duration.b = get_dur(c, d, dw, "max", 0);
+        } else if (strcmp(dist, "exponential") == 0) {
+            w->duration.dist = SIM_DIST_EXPONENTIAL;
+            w->duration.a = get_dur(c, d, dw, "mean", 0);
+        } else {
+            fail(c, "%s.dist: expected fixed|uniform|exponential", dw);
+        }
+        free(dist);
+        if (!c->failed && (w->duration.a <= 0 || (w->duration.dist == SIM_DIST_UNIFORM &&
+                                                  w->duration.b < w->duration.a))) {
+            fail(c, "%s: durations must be positive (and min <= max)", dw);
+            return;
+        }
+        w->checkpoint_interval = get_dur(c, o, where, "checkpoint_interval", 0);
+        w->checkpoint_seconds = get_dur(c, o, where, "checkpoint_seconds", 0);
+        w->restore_seconds = get_dur(c, o, where, "restore_seconds", 0);
+        w->failure_ppm = get_ppm(c, o, where, "failure_rate");
+        w->backoff_limit = (int)get_int(c, o, where, "backoff_limit", 6, 0, 1000);
+        w->active_deadline = get_dur(c, o, where, "active_deadline_seconds", 0);
+        w->ttl_after_finished = get_dur(c, o, where, "ttl_seconds_after_finished", 3600);
+        w->pod_failure_policy = get_bool(c, o, where, "pod_failure_policy", false);
+        w->gpus = (int)get_int(c, o, where, "gpus", 1, 0, 64);
+        w->cpu_m = (int)get_int(c, o, where, "cpu_millicores", 1000, 0, 1024000);
+        w->image = get_str(c, o, where, "image", "registry.example.com/ml/train:1.0");
+        json_object *pools = get(o, "pools");
+        if (pools) {
+            if (!json_object_is_type(pools, json_type_array) ||
+                json_object_array_length(pools) > SIM_MAX_POOLS) {
+                fail(c, "%s.pools: expected an array of pool names", where);
+                return;
+            }
+            for (size_t k = 0; k < json_object_array_length(pools); k++) {
+                json_object *pn = json_object_array_get_idx(pools, k);
+                int idx = json_object_is_type(pn, json_type_string)
+                              ? find_pool(sc, json_object_get_string(pn))
+                              : -1;
+                if (idx < 0) {
+                    fail(c, "%s.pools[%zu]: not a pool name", where, k);
+                    return;
+                }
+                w->pools[w->npools++] = idx;
+            }
+        } else {
+            /* defaults by configuration: spot -> spot pools; fallback -> spot then
+             * fallback pools; on-demand -> on-demand pools */
+            for (int pass = 0; pass < 2; pass++)
+                for (int k = 0; k < sc->npools; k++) {
+                    enum sim_role r = sc->pools[k].role;
+                    bool take = false;
+                    if (pass == 0)
+                        take = (w->configuration != SIM_CFG_ON_DEMAND && r == SIM_ROLE_SPOT) ||
+                               (w->configuration == SIM_CFG_ON_DEMAND && r == SIM_ROLE_ON_DEMAND);
+                    else
+                        take = w->configuration == SIM_CFG_FALLBACK && r == SIM_ROLE_FALLBACK;
+                    if (take)
+                        w->pools[w->npools++] = k;
+                }
+        }
+        if (!c->failed && w->npools == 0) {
+            fail(c, "%s.pools: no pool can run configuration '%s'", where,
+                 sim_config_name(w->configuration));
+            return;
+        }
+        for (int k = 0; k < w->npools && !c->failed; k++) {
+            const struct sim_size *sz = &sc->sizes[sc->pools[w->pools[k]].size_idx];
+            if (w->gpus > sz->gpus || w->cpu_m > sz->vcpus * 1000 - 100)
+                fail(c, "%s: a pod (%d GPU, %dm CPU) does not fit on pool '%s' (%s)", where,
+                     w->gpus, w->cpu_m, sc->pools[w->pools[k]].name, sz->slug);
+        }
+    }
+}
+
+static void parse_reclaims(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+    if (!arr)
+        return;
+    if (!json_object_is_type(arr, json_type_array) ||
+        json_object_array_length(arr) > SIM_MAX_RECLAIMS) {
+        fail(c, "reclaims: expected an array of at most %d", SIM_MAX_RECLAIMS);
+        return;
+    }
+    for (size_t i = 0; i < json_object_array_length(arr) && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        char where[64];
+        snprintf(where, sizeof where, "reclaims[%zu]", i);
+        if (!json_object_is_type(o, json_type_object)) {
+            fail(c, "%s: expected an object", where);
+            return;
+        }
+        struct sim_reclaim_spec *r = &sc->reclaims[sc->nreclaims++];
+        char *pool = get_str(c, o, where, "pool", NULL);
+        r->pool = pool ? find_pool(sc, pool) : -1;
+        free(pool);
+        if (r->pool < 0) {
+            fail(c, "%s.pool: required, a pool name", where);
+            return;
+        }
+        if (sc->pools[r->pool].role != SIM_ROLE_SPOT) {
+            fail(c, "%s.pool: only spot pools are reclaimed", where);
+            return;
+        }
+        r->at = get_time(c, o, where, "at");
+        int64_t after = get_dur(c, o, where, "after", -1);
+        if (after >= 0 && !r->at)
+            r->at = sc->start + after;
+        r->mean_interval = get_dur(c, o, where, "mean_interval", 0);
+        if ((r->at != 0) == (r->mean_interval > 0)) {
+            fail(c, "%s: give exactly one of at / after or mean_interval", where);
+            return;
+        }
+        if (r->at && r->at < sc->start) {
+            fail(c, "%s.at: before the scenario start", where);
+            return;
+        }
+    }
+}
+
+enum err sim_scenario_parse(const char *text, size_t len, struct sim_scenario **out, char *err,
+                            size_t errlen) {
+    struct ctx c = {err, errlen, false};
+    if (errlen)
+        err[0] = '\0';
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return ERR_NOMEM;
+    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    if (!root || jerr != json_tokener_success) {
+        snprintf(err, errlen, "scenario: not valid JSON: %s", json_tokener_error_desc(jerr));
+        json_object_put(root);
+        json_tokener_free(tok);
+        return ERR_PARSE;
+    }
+    json_tokener_free(tok);
+    if (!json_object_is_type(root, json_type_object)) {
+        json_object_put(root);
+        snprintf(err, errlen, "scenario: expected a JSON object");
+        return ERR_PARSE;
+    }
+    struct sim_scenario *sc = xcalloc(1, sizeof *sc);
+    const char *w = "scenario";
+    sc->start = get_time(&c, root, w, "start");
+    if (!c.failed && !sc->start)
+        fail(&c, "scenario.start: required (RFC 3339)");
+    sc->duration = get_dur(&c, root, w, "duration", 0);
+    if (!c.failed && (sc->duration <= 0 || sc->duration > 366LL * 86400))
+        fail(&c, "scenario.duration: required, between 1s and 366d");
+    json_object *cl = get(root, "cluster");
+    if (cl && !json_object_is_type(cl, json_type_object))
+        fail(&c, "scenario.cluster: expected an object");
+    const char *cw = "cluster";
+    sc->cluster_id = cl ? get_str(&c, cl, cw, "id", NULL) : NULL;
+    sc->cluster_name = get_str(&c, cl ? cl : root, cw, "name", "gpu-batch");
+    sc->region = get_str(&c, cl ? cl : root, cw, "region", "tor1");
+    sc->k8s_version = get_str(&c, cl ? cl : root, cw, "version", "1.33.1-do.0");
+    sc->project_name = get_str(&c, cl ? cl : root, cw, "project_name", "spotledger-demo");
+    sc->namespace_ = get_str(&c, root, w, "namespace", "batch");
+    json_object *tm = get(root, "timing");
+    if (tm && !json_object_is_type(tm, json_type_object))
+        fail(&c, "scenario.timing: expected an object");
+    json_object *t = tm ? tm : root;
+    const char *tw = "timing";
+    sc->provisioning_seconds = get_dur(&c, t, tw, "provisioning", 240);
+    sc->register_seconds = get_dur(&c, t, tw, "register_before_ready", 20);
+    sc->scale_up_delay = get_dur(&c, t, tw, "fallback_scale_up_delay", 60);
+    sc->scale_down_unneeded = get_dur(&c, t, tw, "scale_down_unneeded", 600);
+    sc->pod_start_seconds = get_dur(&c, t, tw, "pod_start", 30);
+    sc->pod_gc_seconds = get_dur(&c, t, tw, "pod_gc", 40);
+    sc->event_ttl = get_dur(&c, t, tw, "event_ttl", 3600);
+    sc->reclaim_drain_after = get_dur(&c, t, tw, "reclaim_drain_after", 5);
+    sc->reclaim_notice = get_dur(&c, t, tw, "reclaim_notice", 30);
+    sc->node_delete_seconds = get_dur(&c, t, tw, "node_delete", 20);
+    sc->sigterm_seconds = get_dur(&c, t, tw, "sigterm_exit", 10);
+    if (!c.failed && sc->register_seconds > sc->provisioning_seconds)
+        sc->register_seconds = sc->provisioning_seconds;
+    if (!c.failed && sc->reclaim_drain_after > sc->reclaim_notice)
+        fail(&c, "timing.reclaim_drain_after: must not exceed reclaim_notice");
+    if (!c.failed && sc->event_ttl < 1)
+        fail(&c, "timing.event_ttl: must be at least 1s");
+    if (!c.failed)
+        parse_sizes(&c, sc, get(root, "sizes"));
+    if (!c.failed)
+        parse_pools(&c, sc, get(root, "pools"));
+    if (!c.failed)
+        parse_workloads(&c, sc, get(root, "workloads"));
+    if (!c.failed)
+        parse_reclaims(&c, sc, get(root, "reclaims"));
+    json_object_put(root);
+    if (c.failed) {
+        sim_scenario_free(sc);
+        return ERR_INVAL;
+    }
+    *out = sc;
+    return ERR_OK;
+}
+
+enum err sim_scenario_load(const char *path, struct sim_scenario **out, char *err, size_t errlen) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "scenario: cannot open '%s'", path);
+        return ERR_IO;
+    }
+    struct buf b;
+    buf_init(&b, SCENARIO_MAX_BYTES);
+    char chunk[8192];
+    size_t n;
+    enum err rc = ERR_OK;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if ((rc = buf_append(&b, chunk, n)) != ERR_OK)
+            break;
+    if (ferror(f))
+        rc = ERR_IO;
+    fclose(f);
+    if (rc != ERR_OK) {
+        snprintf(err, errlen, "scenario: cannot read '%s': %s", path, err_str(rc));
+        buf_release(&b);
+        return rc;
+    }
+    rc = sim_scenario_parse(buf_str(&b), b.len, out, err, errlen);
+    buf_release(&b);
+    return rc;
+}
+
+void sim_scenario_free(struct sim_scenario *sc) {
+    if (!sc)
+        return;
+    free(sc->cluster_id);
+    free(sc->cluster_name);
+    free(sc->region);
+    free(sc->k8s_version);
+    free(sc->namespace_);
+    free(sc->project_name);
+    for (int i = 0; i < sc->nsizes; i++) {
+        free(sc->sizes[i].slug);
+        free(sc->sizes[i].price_hourly_text);
+        free(sc->sizes[i].gpu_model);
+        free(sc->sizes[i].description);
+    }
+    for (int i = 0; i < sc->npools; i++) {
+        struct sim_pool_spec *p = &sc->pools[i];
+        free(p->name);
+        free(p->id);
+        free(p->size);
+        for (int k = 0; k < p->nlabels; k++) {
+            free(p->labels[k].key);
+            free(p->labels[k].value);
+        }
+        for (int k = 0; k < p->ntaints; k++) {
+            free(p->taints[k].key);
+            free(p->taints[k].value);
+            free(p->taints[k].effect);
+        }
+    }
+    for (int i = 0; i < sc->nworkloads; i++) {
+        free(sc->workloads[i].name);
+        free(sc->workloads[i].experiment);
+        free(sc->workloads[i].image);
+    }
+    free(sc);
+}

@@ -1,0 +1,442 @@
+/* sim_truth — see sim_truth.h. */
+#include "sim/sim_truth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jsonw.h"
+#include "log.h"
+#include "report.h"
+#include "sim/sim_billing.h"
+#include "xalloc.h"
+
+const char *sim_outcome_name(enum sim_outcome o) {
+    switch (o) {
+    case SIM_OUT_PENDING:
+        return "pending";
+    case SIM_OUT_RUNNING:
+        return "running";
+    case SIM_OUT_SUCCEEDED:
+        return "succeeded";
+    case SIM_OUT_FAILED:
+        return "failed";
+    case SIM_OUT_INTERRUPTED:
+        return "interrupted";
+    case SIM_OUT_KILLED:
+        return "killed";
+    }
+    return "?";
+}
+
+static void ktime_or_null(struct jsonw *j, const char *key, int64_t t, int64_t horizon) {
+    if (t == SIM_NEVER || t > horizon) {
+        jsonw_key(j, key);
+        jsonw_null(j);
+    } else {
+        jsonw_ktime(j, key, t);
+    }
+}
+
+static int64_t min3(int64_t a, int64_t b, int64_t c) {
+    int64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+/* The end of an attempt on its node (DESIGN.md "Attempt interval"): the earliest
+ * of container finish, pod deletion and node deletion; SIM_NEVER if still on. */
+static int64_t attempt_end(const struct sim_world *w, const struct sim_pod *p) {
+    int64_t node_del = p->node >= 0 ? w->nodes[p->node].deleted_t : SIM_NEVER;
+    return min3(p->fin_t, p->deleted_t, node_del);
+}
+
+/* t if it happened by `at`, else 0 (the cost engine's "unknown"). */
+static int64_t by(int64_t t, int64_t at) {
+    return t == SIM_NEVER || t > at ? 0 : t;
+}
+
+void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_truth_input *ti) {
+    const struct sim_scenario *sc = w->sc;
+    memset(ti, 0, sizeof *ti);
+    struct cost_pool *pools = xcalloc((size_t)w->npools + 1, sizeof *pools);
+    struct cost_node *nodes = xcalloc((size_t)w->nnodes + 1, sizeof *nodes);
+    struct cost_task *tasks = xcalloc((size_t)w->ntasks + 1, sizeof *tasks);
+    struct cost_attempt *atts = xcalloc((size_t)w->npods + 1, sizeof *atts);
+    ti->task_uids = xcalloc((size_t)w->ntasks + 1, sizeof *ti->task_uids);
+    ti->node_map = xcalloc((size_t)w->nnodes + 1, sizeof *ti->node_map);
+    ti->pool_map = xcalloc((size_t)w->npools + 1, sizeof *ti->pool_map);
+    size_t np = 0, nn = 0, nt = 0, na = 0;
+    for (int i = 0; i < w->npools; i++) {
+        const struct sim_pool *p = &w->pools[i];
+        const struct sim_pool_spec *ps = &sc->pools[p->spec];
+        ti->pool_map[i] = -1;
+        if (p->created_t > at)
+            continue;
+        ti->pool_map[i] = (int)np;
+        pools[np++] = (struct cost_pool){
+            .id = p->id,
+            .name = p->name,
+            .size = ps->size,
+            .capacity = ps->role == SIM_ROLE_SPOT ? COST_CAP_SPOT : COST_CAP_ON_DEMAND,
+            .price_hourly = sc->sizes[ps->size_idx].price_hourly,
+            .deleted_at = by(p->gone_t, at),
+            .signal_at = by(p->cordon_t, at),
+        };
+    }
+    for (int i = 0; i < w->nnodes; i++) {
+        const struct sim_node *n = &w->nodes[i];
+        ti->node_map[i] = -1;
+        /* DigitalOcean bills from Ready: a node that never got there costs nothing */
+        if (n->ready_t == SIM_NEVER || n->ready_t > at)
+            continue;
+        ti->node_map[i] = (int)nn;
+        nodes[nn++] = (struct cost_node){
+            .name = n->name,
+            .pool = ti->pool_map[n->pool],
+            .price_hourly = sim_billing_rate(w, i),
+            .created_at = by(n->created_t, at),
+            .ready_at = by(n->ready_t, at),
+            .k8s_deleted_at = n->reg_seq != SIM_NEVER ? by(n->deleted_t, at) : 0,
+            .do_deleted_at = by(n->deleted_t, at),
+            .not_ready_at = by(n->notready_t, at),
+            .cordoned_at = by(n->cordon_t, at),
+            .gpu_allocatable = n->gpus,
+            .cpu_allocatable_milli = n->cpu_m,
+        };
+    }
+    int *task_map = xcalloc((size_t)w->ntasks + 1, sizeof *task_map);
+    for (int t = 0; t < w->ntasks; t++) {
+        const struct sim_task *tk = &w->tasks[t];
+        const struct sim_job *job = &w->jobs[tk->job];
+        const struct sim_workload *wl = &sc->workloads[job->workload];
+        task_map[t] = -1;
+        if (job->created_t > at)
+            continue;
+        if (tk->index >= 0)
+            snprintf(ti->task_uids[nt], sizeof ti->task_uids[nt], "%s/%d", job->uid, tk->index);
+        else
+            snprintf(ti->task_uids[nt], sizeof ti->task_uids[nt], "%s", job->uid);
+        enum cost_outcome oc = COST_TASK_RUNNING;
+        if (tk->done_t <= at && tk->outcome == SIM_OUT_SUCCEEDED)
+            oc = COST_TASK_SUCCEEDED;
+        else if (tk->done_t <= at && tk->outcome == SIM_OUT_FAILED)
+            oc = COST_TASK_FAILED;
+        task_map[t] = (int)nt;
+        tasks[nt] = (struct cost_task){
+            .uid = ti->task_uids[nt],
+            .ns = sc->namespace_,
+            .experiment = wl->experiment,
+            .config = (enum cost_config)wl->configuration,
+            .outcome = oc,
+            .completed_at = oc == COST_TASK_RUNNING ? 0 : by(tk->done_t, at),
+        };
+        nt++;
+    }
+    for (int i = 0; i < w->npods; i++) {
+        const struct sim_pod *p = &w->pods[i];
+        if (p->created_t > at || task_map[p->task] < 0)
+            continue;
+        const struct sim_workload *wl = &sc->workloads[w->jobs[p->job].workload];
+        bool sched = p->sched_t <= at;
+        const struct sim_node *node = p->node >= 0 ? &w->nodes[p->node] : NULL;
+        enum cost_phase phase = COST_PHASE_PENDING;
+        if (p->fin_t <= at)
+            phase = p->exit_code == 0 ? COST_PHASE_SUCCEEDED : COST_PHASE_FAILED;
+        else if (p->gcfail_t <= at)
+            phase = COST_PHASE_FAILED;
+        else if (p->start_t <= at)
+            phase = COST_PHASE_RUNNING;
+        /* the pod-level NodeNotReady evidence: its node went NotReady while it ran */
+        int64_t not_ready = 0;
+        if (node && sched && node->notready_t <= at && node->notready_t >= p->sched_t &&
+            node->notready_t < p->fin_t && node->notready_t < p->deleted_t)
+            not_ready = node->notready_t;
+        bool report = p->message && p->fin_t <= at;
+        atts[na++] = (struct cost_attempt){
+            .uid = p->uid,
+            .task = task_map[p->task],
+            .node = sched && p->node >= 0 ? ti->node_map[p->node] : -1,
+            .gpu_request = wl->gpus,
+            .cpu_request_milli = wl->cpu_m,
+            .created_at = by(p->created_t, at),
+            .scheduled_at = sched ? p->sched_t : 0,
+            .started_at = by(p->start_t, at),
+            .finished_at = by(p->fin_t, at),
+            .deleted_at = by(p->deleted_t, at),
+            .disruption_at = by(p->disrupt_t, at),
+            .not_ready_at = not_ready,
+            .reason = p->fin_t <= at ? p->fin_reason : NULL,
+            .phase = phase,
+            .work_seconds = report ? w->tasks[p->task].work : -1,
+            .restore_seconds = report ? p->restore_s : -1,
+            .checkpoint_seconds = report ? wl->checkpoint_seconds : -1,
+        };
+    }
+    free(task_map);
+    ti->in = (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na};
+}
+
+void sim_truth_input_release(struct sim_truth_input *ti) {
+    free((void *)ti->in.pools);
+    free((void *)ti->in.nodes);
+    free((void *)ti->in.tasks);
+    free((void *)ti->in.attempts);
+    free(ti->task_uids);
+    free(ti->node_map);
+    free(ti->pool_map);
+    memset(ti, 0, sizeof *ti);
+}
+
+/* "cost": {"summary":..., "nodes":..., "pools":..., "reclaims":...} from the
+ * cost engine over [start, until). */
+static enum err render_cost(const struct sim_world *w, struct jsonw *j) {
+    struct sim_truth_input ti;
+    sim_truth_input_build(w, w->horizon, &ti);
+    struct cost_query q = {.from = w->sc->start, .to = w->horizon, .now = w->horizon};
+    struct cost_result *r = NULL;
+    enum err rc = ERR_OK;
+    if (q.to <= q.from) {
+        jsonw_key(j, "cost");
+        jsonw_null(j);
+        goto out;
+    }
+    rc = cost_compute(&ti.in, &q, &r);
+    if (rc != ERR_OK) {
+        log_msg(LOG_ERROR, "truth: cost engine failed: %s", err_str(rc));
+        goto out;
+    }
+    jsonw_key(j, "cost");
+    jsonw_obj(j);
+    struct buf part;
+    buf_init(&part, 0);
+    static const char *const keys[] = {"summary", "nodes", "pools", "reclaims"};
+    for (int k = 0; k < 4 && rc == ERR_OK; k++) {
+        buf_reset(&part);
+        rc = k == 0   ? report_summary_json(r, &part)
+             : k == 1 ? report_nodes_json(r, &part)
+             : k == 2 ? report_pools_json(r, &part)
+                      : report_reclaims_json(r, &part);
+        if (rc == ERR_OK) {
+            jsonw_key(j, keys[k]);
+            jsonw_raw(j, buf_str(&part));
+        }
+    }
+    buf_release(&part);
+    jsonw_obj_end(j);
+out:
+    cost_result_free(r);
+    sim_truth_input_release(&ti);
+    return rc;
+}
+
+enum err sim_truth_render(const struct sim_world *w, struct buf *out) {
+    const struct sim_scenario *sc = w->sc;
+    int64_t h = w->horizon;
+    struct jsonw j;
+    jsonw_init(&j, out);
+    jsonw_obj(&j);
+    jsonw_kint(&j, "spotsim_truth", 1);
+    jsonw_kint(&j, "seed", (int64_t)w->seed);
+    jsonw_ktime(&j, "start", sc->start);
+    jsonw_ktime(&j, "until", h);
+    jsonw_kstr(&j, "cluster_id", w->cluster_id);
+    jsonw_kstr(&j, "namespace", sc->namespace_);
+
+    /* pools, nodes, billing */
+    int64_t total_billed = 0;
+    jsonw_key(&j, "pools");
+    jsonw_arr(&j);
+    for (int i = 0; i < w->npools; i++) {
+        const struct sim_pool *p = &w->pools[i];
+        const struct sim_pool_spec *ps = &sc->pools[p->spec];
+        int64_t billed = 0, secs = 0;
+        int nodes = 0;
+        struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
+        for (int n = 0; n < w->nnodes; n++) {
+            if (w->nodes[n].pool != i)
+                continue;
+            nodes++;
+            int k = sim_billing_node(w, n, h, items, SIM_BILL_MAX_MONTHS);
+            for (int q = 0; q < k; q++) {
+                billed += items[q].amount;
+                secs += items[q].seconds;
+            }
+        }
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "id", p->id);
+        jsonw_kstr(&j, "name", p->name);
+        jsonw_kstr(&j, "size", ps->size);
+        jsonw_kstr(&j, "role", sim_role_name(ps->role));
+        jsonw_kstr(&j, "price_hourly", sc->sizes[ps->size_idx].price_hourly_text);
+        jsonw_ktime(&j, "created_at", p->created_t);
+        ktime_or_null(&j, "reclaimed_at", p->cordon_t, h);
+        ktime_or_null(&j, "gone_at", p->gone_t, h);
+        jsonw_kint(&j, "nodes", nodes);
+        jsonw_kint(&j, "billable_seconds", secs);
+        jsonw_kmoney(&j, "billed", billed);
+        jsonw_obj_end(&j);
+        total_billed += billed;
+    }
+    jsonw_arr_end(&j);
+    jsonw_key(&j, "nodes");
+    jsonw_arr(&j);
+    for (int n = 0; n < w->nnodes; n++) {
+        const struct sim_node *nd = &w->nodes[n];
+        if (nd->created_t > h)
+            continue;
+        struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
+        int k = sim_billing_node(w, n, h, items, SIM_BILL_MAX_MONTHS);
+        int64_t billed = 0, secs = 0;
+        for (int q = 0; q < k; q++) {
+            billed += items[q].amount;
+            secs += items[q].seconds;
+        }
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "name", nd->name);
+        jsonw_kstr(&j, "uid", nd->uid);
+        jsonw_kstr(&j, "do_node_id", nd->do_id);
+        jsonw_kstr(&j, "droplet_id", nd->droplet_id);
+        jsonw_kstr(&j, "pool", w->pools[nd->pool].name);
+        jsonw_kstr(&j, "pool_id", w->pools[nd->pool].id);
+        jsonw_kint(&j, "gpus", nd->gpus);
+        jsonw_kmoney(&j, "price_hourly", sim_billing_rate(w, n));
+        jsonw_ktime(&j, "created_at", nd->created_t);
+        ktime_or_null(&j, "ready_at", nd->ready_t, h);
+        ktime_or_null(&j, "deleted_at", nd->deleted_t, h);
+        jsonw_kbool(&j, "reclaimed",
+                    w->pools[nd->pool].reclaimed && !nd->cordon_by_ca && nd->cordon_t <= h);
+        jsonw_kint(&j, "billable_seconds", secs);
+        jsonw_kmoney(&j, "billed", billed);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    jsonw_kmoney(&j, "billed_total", total_billed);
+
+    /* tasks and attempts */
+    jsonw_key(&j, "tasks");
+    jsonw_arr(&j);
+    for (int t = 0; t < w->ntasks; t++) {
+        const struct sim_task *tk = &w->tasks[t];
+        const struct sim_job *job = &w->jobs[tk->job];
+        const struct sim_workload *wl = &sc->workloads[job->workload];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "job", job->name);
+        jsonw_kstr(&j, "job_uid", job->uid);
+        if (tk->index >= 0)
+            jsonw_kint(&j, "index", tk->index);
+        jsonw_kstr(&j, "configuration", sim_config_name(wl->configuration));
+        jsonw_kstr(&j, "experiment", wl->experiment);
+        jsonw_ktime(&j, "created_at", job->created_t);
+        jsonw_kstr(&j, "outcome", sim_outcome_name(tk->outcome));
+        ktime_or_null(&j, "finished_at", tk->done_t, h);
+        jsonw_kint(&j, "work_seconds", tk->work);
+        jsonw_kint(&j, "attempts", tk->attempts);
+        jsonw_kint(&j, "interruptions", tk->interruptions);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    jsonw_key(&j, "attempts");
+    jsonw_arr(&j);
+    for (int i = 0; i < w->npods; i++) {
+        const struct sim_pod *p = &w->pods[i];
+        const struct sim_task *tk = &w->tasks[p->task];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "pod", p->name);
+        jsonw_kstr(&j, "uid", p->uid);
+        jsonw_kstr(&j, "job", w->jobs[p->job].name);
+        if (tk->index >= 0)
+            jsonw_kint(&j, "index", tk->index);
+        jsonw_kint(&j, "attempt", p->attempt);
+        jsonw_kstr(&j, "node",
+                   p->node >= 0 && p->sched_t != SIM_NEVER ? w->nodes[p->node].name : NULL);
+        jsonw_kstr(&j, "pool",
+                   p->node >= 0 && p->sched_t != SIM_NEVER ? w->pools[w->nodes[p->node].pool].name
+                                                           : NULL);
+        jsonw_ktime(&j, "created_at", p->created_t);
+        ktime_or_null(&j, "scheduled_at", p->sched_t, h);
+        ktime_or_null(&j, "started_at", p->start_t, h);
+        ktime_or_null(&j, "finished_at", p->fin_t, h);
+        ktime_or_null(&j, "disrupted_at", p->disrupt_t, h);
+        ktime_or_null(&j, "deleted_at", p->deleted_t, h);
+        ktime_or_null(&j, "end_at", p->sched_t == SIM_NEVER ? SIM_NEVER : attempt_end(w, p), h);
+        jsonw_kstr(&j, "outcome", sim_outcome_name(p->outcome));
+        jsonw_kbool(&j, "interrupted", p->interrupted);
+        if (p->fin_t != SIM_NEVER)
+            jsonw_kint(&j, "exit_code", p->exit_code);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+
+    /* reclaims */
+    jsonw_key(&j, "reclaims");
+    jsonw_arr(&j);
+    for (int r = 0; r < w->nreclaims; r++) {
+        const struct sim_reclaim *rc = &w->reclaims[r];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "pool", w->pools[rc->pool].name);
+        jsonw_kstr(&j, "pool_id", w->pools[rc->pool].id);
+        jsonw_ktime(&j, "first_signal", rc->signal_t);
+        ktime_or_null(&j, "pool_gone", rc->gone_t, h);
+        ktime_or_null(&j, "first_fallback_ready", rc->fallback_ready_t, h);
+        ktime_or_null(&j, "first_interrupted_running_again", rc->resumed_t, h);
+        jsonw_kint(&j, "interrupted_attempts", rc->interrupted);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+
+    /* totals per configuration */
+    jsonw_key(&j, "configurations");
+    jsonw_arr(&j);
+    for (int c = SIM_CFG_SPOT; c <= SIM_CFG_ON_DEMAND; c++) {
+        int64_t tasks = 0, ok = 0, failed = 0, open = 0, attempts = 0, retries = 0, intr = 0;
+        for (int t = 0; t < w->ntasks; t++) {
+            const struct sim_task *tk = &w->tasks[t];
+            if ((int)sc->workloads[w->jobs[tk->job].workload].configuration != c)
+                continue;
+            tasks++;
+            ok += tk->outcome == SIM_OUT_SUCCEEDED;
+            failed += tk->outcome == SIM_OUT_FAILED;
+            open += tk->outcome != SIM_OUT_SUCCEEDED && tk->outcome != SIM_OUT_FAILED;
+            attempts += tk->attempts;
+            retries += tk->attempts > 1 ? tk->attempts - 1 : 0;
+            intr += tk->interruptions;
+        }
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "configuration", sim_config_name((enum sim_config)c));
+        jsonw_kint(&j, "tasks", tasks);
+        jsonw_kint(&j, "succeeded", ok);
+        jsonw_kint(&j, "failed", failed);
+        jsonw_kint(&j, "unfinished", open);
+        jsonw_kint(&j, "attempts", attempts);
+        jsonw_kint(&j, "retries", retries);
+        jsonw_kint(&j, "interruptions", intr);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    enum err rc = render_cost(w, &j);
+    jsonw_obj_end(&j);
+    buf_putc(out, '\n');
+    return rc != ERR_OK ? rc : j.rc;
+}
+
+enum err sim_truth_write(const char *path, const char *json, size_t len) {
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp)
+        return ERR_IO;
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        log_msg(LOG_ERROR, "truth: cannot write '%s'", tmp);
+        return ERR_IO;
+    }
+    bool ok = fwrite(json, 1, len, f) == len;
+    ok = fflush(f) == 0 && ok;
+    ok = fsync(fileno(f)) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        log_msg(LOG_ERROR, "truth: cannot write '%s'", path);
+        return ERR_IO;
+    }
+    return ERR_OK;
+}
