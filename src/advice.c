@@ -709,9 +709,13 @@ static void rule_fallback_min_nodes(struct ctx *c) {
             median > ADVICE_SLOW_REPLACEMENT_SECONDS ? ADVICE_WARNING : ADVICE_INFO;
         int64_t max_nodes = f->max_nodes > 1 ? f->max_nodes : 2;
         char *title =
-            median >= 0 ? fmt("Fallback pool '%s' scales from zero: %llds to replace Spot (median)",
-                              pool_label(f), (long long)median)
-                        : fmt("Fallback pool '%s' scales from zero", pool_label(f));
+            median == 0 ? fmt("Fallback pool '%s' scales from zero (a node was already up at "
+                              "the reclaims measured)",
+                              pool_label(f))
+            : median > 0
+                ? fmt("Fallback pool '%s' scales from zero: %llds to replace Spot (median)",
+                      pool_label(f), (long long)median)
+                : fmt("Fallback pool '%s' scales from zero", pool_label(f));
         emit(c, ADVICE_FALLBACK_MIN_NODES, sev, f, NULL, xstrdup(pool_label(f)), title, ev_end(&e),
              WHY_FALLBACK_MIN_NODES,
              fmt("To keep one node warm: doctl kubernetes cluster node-pool update %s %s "
