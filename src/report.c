@@ -2,8 +2,11 @@
 #include "report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "jsonw.h"
+#include "xalloc.h"
 
 static void knull_int(struct jsonw *w, const char *key, int64_t v) {
     jsonw_key(w, key);
@@ -68,6 +71,39 @@ static void write_reclaim(struct jsonw *w, const struct cost_reclaim *c) {
     jsonw_obj_end(w);
 }
 
+/* Output order must not depend on the input's order (the store and the
+ * simulator list pools and nodes differently): pools by id, nodes by name,
+ * NULL ids last. The sorts use plain pointer arrays (qsort has no context). */
+static int cmp_str_null_last(const char *a, const char *b) {
+    if (!a || !b)
+        return a ? -1 : b ? 1 : 0;
+    return strcmp(a, b);
+}
+
+static int cmp_pool_ptr(const void *a, const void *b) {
+    const struct cost_pool_result *x = *(const struct cost_pool_result *const *)a;
+    const struct cost_pool_result *y = *(const struct cost_pool_result *const *)b;
+    int c = cmp_str_null_last(x->id, y->id);
+    return c ? c : (x > y) - (x < y);
+}
+
+static int cmp_node_ptr(const void *a, const void *b) {
+    const struct cost_node_result *x = *(const struct cost_node_result *const *)a;
+    const struct cost_node_result *y = *(const struct cost_node_result *const *)b;
+    int c = cmp_str_null_last(x->name, y->name);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* r's pools in output order; caller frees. */
+static const struct cost_pool_result **pools_sorted(const struct cost_result *r) {
+    const struct cost_pool_result **v = xcalloc(r->n_pools + 1, sizeof *v);
+    for (size_t i = 0; i < r->n_pools; i++)
+        v[i] = &r->pools[i];
+    if (r->n_pools > 1)
+        qsort(v, r->n_pools, sizeof *v, cmp_pool_ptr);
+    return v;
+}
+
 static void write_config(struct jsonw *w, const struct cost_result *r,
                          const struct cost_config_result *c) {
     jsonw_obj(w);
@@ -97,7 +133,9 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_obj_end(w);
     jsonw_key(w, "node_seconds_by_pool");
     jsonw_arr(w);
-    for (size_t p = 0; p < r->n_pools; p++) {
+    const struct cost_pool_result **order = pools_sorted(r);
+    for (size_t k = 0; k < r->n_pools; k++) {
+        size_t p = (size_t)(order[k] - r->pools);
         if (!c->pool_seconds || c->pool_seconds[p] == 0)
             continue;
         jsonw_obj(w);
@@ -106,6 +144,7 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
         jsonw_kint(w, "seconds", c->pool_seconds[p]);
         jsonw_obj_end(w);
     }
+    free(order);
     jsonw_arr_end(w);
     jsonw_kmoney(w, "useful_cost_at_on_demand", c->useful_at_on_demand);
     jsonw_kint(w, "counterfactual_tasks", c->counterfactual_tasks);
@@ -234,9 +273,15 @@ enum err report_nodes_json(const struct cost_result *r, struct buf *out) {
     struct jsonw w;
     jsonw_init(&w, out);
     jsonw_arr(&w);
+    const struct cost_node_result **order = xcalloc(r->n_nodes + 1, sizeof *order);
     for (size_t i = 0; i < r->n_nodes; i++)
-        if (r->nodes[i].seconds > 0)
-            write_node(&w, r, &r->nodes[i]);
+        order[i] = &r->nodes[i];
+    if (r->n_nodes > 1)
+        qsort(order, r->n_nodes, sizeof *order, cmp_node_ptr);
+    for (size_t i = 0; i < r->n_nodes; i++)
+        if (order[i]->seconds > 0)
+            write_node(&w, r, order[i]);
+    free(order);
     jsonw_arr_end(&w);
     return finish(&w, out, mark);
 }
@@ -261,12 +306,14 @@ enum err report_pools_json(const struct cost_result *r, struct buf *out) {
     struct jsonw w;
     jsonw_init(&w, out);
     jsonw_arr(&w);
+    const struct cost_pool_result **order = pools_sorted(r);
     for (size_t p = 0; p < r->n_pools; p++) {
-        const struct cost_pool_result *pr = &r->pools[p];
+        const struct cost_pool_result *pr = order[p];
         if (pr->pool < 0 && pr->nodes == 0)
             continue; /* the unknown pool, unused */
         write_pool(&w, pr);
     }
+    free(order);
     jsonw_arr_end(&w);
     return finish(&w, out, mark);
 }

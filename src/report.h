@@ -52,6 +52,9 @@
  *            "nodes":N, "node_seconds":N, "cost":$, "allocated_cost":$,
  *            "idle_cost":$, "unattributed_idle_cost":$}
  *
+ * Order never depends on the input's order: pools (and node_seconds_by_pool)
+ * by pool id, nodes by name, reclaims by gone_at.
+ *
  * Every function appends one JSON value to out. On error out is left as it was
  * (truncated back). Errors: ERR_TOOBIG when out's cap is hit, ERR_INVAL when r is
  * NULL. */

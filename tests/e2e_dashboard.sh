@@ -73,21 +73,32 @@ sim_runs() {
 }
 
 # start_stack: sets $base (http://127.0.0.1:PORT) and $with_sim (1 when demo data flows).
-# ADJUST to deploy/demo/run.sh once it exists on main: the spotsim flags and the
-# spotledger flags pointing at it are the only guesses here.
+# The same wiring as deploy/demo/run.sh: spotsim plays the demo week (held until
+# spotledger's first request, at 40320x: the week in 15 s), spotledger polls it
+# over HTTP (DigitalOcean) and HTTPS with spotsim's CA (Kubernetes).
 start_stack() {
   with_sim=0
   ledger_args=
   if sim_runs && [ -f "$root/deploy/demo/scenario.json" ]; then
-    "$SPOTSIM_BIN" --scenario "$root/deploy/demo/scenario.json" --listen 127.0.0.1:0 \
+    printf 'demo-do-token\n' >"$dir/do-token"
+    printf 'demo-kube-token\n' >"$dir/kube-token"
+    "$SPOTSIM_BIN" --scenario "$root/deploy/demo/scenario.json" --seed 2026 --speed 40320 --hold \
+      --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --rate-limit 0 \
+      --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
       >"$dir/sim.out" 2>"$dir/sim.err" &
     sim_pid=$!
-    sim_port=$(wait_listen "$dir/sim.out") || fail "spotsim did not start: $(cat "$dir/sim.err")"
-    printf 'demo-token\n' >"$dir/token"
-    cluster=$(jq -r '.cluster_id // .cluster.id // "demo"' "$root/deploy/demo/scenario.json")
-    ledger_args="--do-api-url http://127.0.0.1:$sim_port --do-token-file $dir/token
-      --cluster-id $cluster --kube-api-url http://127.0.0.1:$sim_port
-      --kube-token-file $dir/token --poll-interval 1 --export-dir $dir/exports"
+    i=0
+    while ! grep -q '^spotsim: http ' "$dir/sim.out" 2>/dev/null; do
+      i=$((i + 1)); [ $i -le 100 ] || fail "spotsim did not start: $(cat "$dir/sim.err")"
+      sleep 0.1
+    done
+    line=$(grep '^spotsim: http ' "$dir/sim.out")
+    http=$(echo "$line" | awk '{print $3}')
+    https=$(echo "$line" | awk '{print $5}')
+    cluster=$(echo "$line" | awk '{print $7}')
+    ledger_args="--do-api-url http://$http --do-token-file $dir/do-token --cluster-id $cluster
+      --kube-api-url https://$https --kube-token-file $dir/kube-token --kube-ca-file $dir/ca.pem
+      --poll-interval 1 --export-dir $dir/exports"
     with_sim=1
   fi
   # shellcheck disable=SC2086 # ledger_args is a word list on purpose
@@ -96,6 +107,15 @@ start_stack() {
   ledger_pid=$!
   port=$(wait_listen "$dir/ledger.out") || fail "spotledger did not start: $(cat "$dir/ledger.err")"
   base="http://127.0.0.1:$port"
+  if [ "$with_sim" = 1 ]; then
+    # the demo week is over when the source clock reaches its end (bounded: 90 s)
+    i=0
+    until curl -sf --max-time 5 "$base/api/v1/status" | jq -e '.now == "2026-11-16T00:00:00Z"' >/dev/null; do
+      i=$((i + 1)); [ $i -le 180 ] || fail "the demo week did not complete in 90 s"
+      sleep 0.5
+    done
+    sleep 3 # the last polls of the final state
+  fi
 }
 
 if [ -n "${E2E_DASHBOARD_URL:-}" ]; then
@@ -104,17 +124,15 @@ if [ -n "${E2E_DASHBOARD_URL:-}" ]; then
 else
   start_stack
 fi
-window=${E2E_WINDOW:-week}
+if [ "$with_sim" = 1 ] && [ -z "${E2E_DASHBOARD_URL:-}" ]; then
+  window=${E2E_WINDOW:-2026-W46}
+else
+  window=${E2E_WINDOW:-week}
+fi
 hash=
 [ "$window" = week ] || hash="window=$window"
 
-# --- SKIP while the API is not on main yet. Remove this block once /api/v1/summary exists. ---
 code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$base/api/v1/summary?window=$window" || true)
-if [ "$code" = 404 ]; then
-  echo "SKIP: API not available yet"
-  exit 0
-fi
-# --- end of SKIP block ---
 [ "$code" = 200 ] || fail "/api/v1/summary answered $code"
 
 api() { curl -sf --max-time 10 "$base/api/v1/$1" || fail "GET /api/v1/$1 failed"; }

@@ -152,8 +152,9 @@ static void test_summary_worked_example(void **state) {
     assert_int_equal(integer(rs, "p50"), 240);
     json_object *byp = get(fb, "node_seconds_by_pool");
     assert_int_equal(json_object_array_length(byp), 2);
-    assert_string_equal(str(json_object_array_get_idx(byp, 0), "pool_id"), "pool-spot");
-    assert_int_equal(integer(json_object_array_get_idx(byp, 0), "seconds"), 7160);
+    /* pools in id order: pool-fb, then pool-spot */
+    assert_string_equal(str(json_object_array_get_idx(byp, 1), "pool_id"), "pool-spot");
+    assert_int_equal(integer(json_object_array_get_idx(byp, 1), "seconds"), 7160);
     json_object *adv = get(fb, "checkpoint_advice");
     assert_string_equal(str(adv, "size"), "gpu-x-spot");
     assert_true(json_object_is_type(get(adv, "interval_seconds"), json_type_null));
@@ -183,12 +184,13 @@ static void test_nodes_reclaims_pools(void **state) {
     assert_int_equal(report_nodes_json(w->r, &w->out), ERR_OK);
     assert_string_equal(
         buf_str(&w->out),
-        "[{\"name\":\"S\",\"pool_id\":\"pool-spot\",\"pool\":\"gpu-spot\",\"price_hourly\":1.8,"
-        "\"billable_start\":\"2026-03-02T00:00:00Z\",\"deleted_at\":\"2026-03-02T02:00:00Z\","
-        "\"billable_seconds\":7200,\"cost\":3.6,\"allocated_cost\":3.58,\"idle_cost\":0.02},"
-        "{\"name\":\"F\",\"pool_id\":\"pool-fb\",\"pool\":\"gpu-fallback\",\"price_hourly\":3.6,"
+        /* nodes in name order */
+        "[{\"name\":\"F\",\"pool_id\":\"pool-fb\",\"pool\":\"gpu-fallback\",\"price_hourly\":3.6,"
         "\"billable_start\":\"2026-03-02T00:00:00Z\",\"deleted_at\":\"2026-03-02T03:00:00Z\","
-        "\"billable_seconds\":10800,\"cost\":10.8,\"allocated_cost\":5.34,\"idle_cost\":5.46}]");
+        "\"billable_seconds\":10800,\"cost\":10.8,\"allocated_cost\":5.34,\"idle_cost\":5.46},"
+        "{\"name\":\"S\",\"pool_id\":\"pool-spot\",\"pool\":\"gpu-spot\",\"price_hourly\":1.8,"
+        "\"billable_start\":\"2026-03-02T00:00:00Z\",\"deleted_at\":\"2026-03-02T02:00:00Z\","
+        "\"billable_seconds\":7200,\"cost\":3.6,\"allocated_cost\":3.58,\"idle_cost\":0.02}]");
     buf_reset(&w->out);
     assert_int_equal(report_reclaims_json(w->r, &w->out), ERR_OK);
     json_object *rec = parse(&w->out);
@@ -201,8 +203,8 @@ static void test_nodes_reclaims_pools(void **state) {
     buf_reset(&w->out);
     assert_int_equal(report_pools_json(w->r, &w->out), ERR_OK);
     json_object *pools = parse(&w->out);
-    assert_int_equal(json_object_array_length(pools), 2); /* unknown pool unused: left out */
-    json_object *p0 = json_object_array_get_idx(pools, 0);
+    assert_int_equal(json_object_array_length(pools), 2);  /* unknown pool unused: left out */
+    json_object *p0 = json_object_array_get_idx(pools, 1); /* id order: pool-fb, pool-spot */
     assert_string_equal(str(p0, "capacity_type"), "spot");
     assert_non_null(strstr(buf_str(&w->out), "\"on_demand_price_hourly\":3.6,"));
     json_object_put(pools);
@@ -237,12 +239,45 @@ static void test_filtered(void **state) {
     cost_result_free(r);
 }
 
+/* The same world with pools and nodes listed in the other order serializes
+ * byte for byte the same (the store and the simulator order them differently;
+ * spotledger's summary must equal spotsim's truth). */
+static void test_order_independent(void **state) {
+    struct world *w = *state;
+    struct buf b1, b2;
+    buf_init(&b1, 0);
+    buf_init(&b2, 0);
+    assert_int_equal(report_summary_json(w->r, &b1), ERR_OK);
+    assert_int_equal(report_nodes_json(w->r, &b1), ERR_OK);
+    assert_int_equal(report_pools_json(w->r, &b1), ERR_OK);
+    struct cost_pool pools[2] = {w->pools[1], w->pools[0]};
+    struct cost_node nodes[2] = {w->nodes[1], w->nodes[0]};
+    nodes[0].pool = 0; /* F on pool-fb, now first */
+    nodes[1].pool = 1; /* S on pool-spot */
+    struct cost_attempt attempts[4];
+    memcpy(attempts, w->attempts, sizeof attempts);
+    for (int i = 0; i < 4; i++)
+        attempts[i].node = 1 - attempts[i].node;
+    struct cost_input in = {pools, 2, nodes, 2, w->tasks, 3, attempts, 4};
+    struct cost_query q = {.from = T0, .to = T0 + 86400, .now = T0 + 86400};
+    struct cost_result *r2 = NULL;
+    assert_int_equal(cost_compute(&in, &q, &r2), ERR_OK);
+    assert_int_equal(report_summary_json(r2, &b2), ERR_OK);
+    assert_int_equal(report_nodes_json(r2, &b2), ERR_OK);
+    assert_int_equal(report_pools_json(r2, &b2), ERR_OK);
+    assert_string_equal(buf_str(&b1), buf_str(&b2));
+    cost_result_free(r2);
+    buf_release(&b1);
+    buf_release(&b2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_summary_worked_example, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nodes_reclaims_pools, setup, teardown),
         cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filtered, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_order_independent, setup, teardown),
     };
     return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

@@ -38,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo; echo "stopping spotledger and spotsim"; exit 0' INT TERM
 
-./spotsim --scenario deploy/demo/scenario.json --seed "$seed" --speed "$speed" \
+./spotsim --scenario deploy/demo/scenario.json --seed "$seed" --speed "$speed" --hold \
   --listen 127.0.0.1:0 --tls-cert-out "$run/spotsim-ca.pem" --truth "$run/truth.json" \
   --do-token-file "$run/do-token" --kube-token-file "$run/kube-token" --rate-limit 600 \
   > "$run/spotsim.out" 2> "$run/spotsim.log" &

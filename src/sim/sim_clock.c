@@ -12,16 +12,29 @@ void sim_clock_init(struct sim_clock *c, int64_t start, int64_t horizon, int64_t
     c->start = start;
     c->horizon = horizon;
     c->speed = speed;
-    c->real0_ns = mono_ns();
+    atomic_store(&c->real0_ns, mono_ns());
     atomic_store(&c->frozen, start);
+    atomic_store(&c->held, false);
+}
+
+void sim_clock_hold(struct sim_clock *c) {
+    atomic_store(&c->held, true);
+}
+
+void sim_clock_release(struct sim_clock *c) {
+    bool was = true;
+    if (atomic_compare_exchange_strong(&c->held, &was, false))
+        atomic_store(&c->real0_ns, mono_ns());
 }
 
 int64_t sim_clock_now(struct sim_clock *c) {
     int64_t t;
     if (c->speed == 0) {
         t = atomic_load(&c->frozen);
+    } else if (atomic_load(&c->held)) {
+        t = c->start;
     } else {
-        int64_t el = mono_ns() - c->real0_ns;
+        int64_t el = mono_ns() - atomic_load(&c->real0_ns);
         /* split to avoid overflow: whole seconds x speed + fraction x speed */
         t = c->start + (el / 1000000000LL) * c->speed +
             (el % 1000000000LL) * c->speed / 1000000000LL;

@@ -10,11 +10,12 @@
 #include <stdint.h>
 
 struct sim_clock {
-    int64_t start;          /* simulated Unix seconds at real start */
-    int64_t horizon;        /* simulated time stops here */
-    int64_t speed;          /* simulated seconds per real second; 0 = frozen */
-    int64_t real0_ns;       /* CLOCK_MONOTONIC at start */
-    _Atomic int64_t frozen; /* the time when speed == 0 */
+    int64_t start;            /* simulated Unix seconds at real start */
+    int64_t horizon;          /* simulated time stops here */
+    int64_t speed;            /* simulated seconds per real second; 0 = frozen */
+    _Atomic int64_t real0_ns; /* CLOCK_MONOTONIC at start (or at release) */
+    _Atomic int64_t frozen;   /* the time when speed == 0 */
+    _Atomic bool held;        /* sim_clock_hold: time stands at start until released */
 };
 
 void sim_clock_init(struct sim_clock *c, int64_t start, int64_t horizon, int64_t speed);
@@ -22,6 +23,11 @@ void sim_clock_init(struct sim_clock *c, int64_t start, int64_t horizon, int64_t
 int64_t sim_clock_now(struct sim_clock *c);
 /* Frozen clocks only: sets the time (capped at the horizon). */
 void sim_clock_set(struct sim_clock *c, int64_t t);
+/* Holds the clock at its start until sim_clock_release (--hold: a client that
+ * starts a little later must not miss the first simulated minutes). */
+void sim_clock_hold(struct sim_clock *c);
+/* Starts a held clock now; later calls do nothing. Any thread. */
+void sim_clock_release(struct sim_clock *c);
 /* True once the horizon is reached. */
 bool sim_clock_done(struct sim_clock *c);
 /* Monotonic real milliseconds (for timeouts that are real by nature). */

@@ -23,6 +23,7 @@ struct opts {
     const char *scenario;
     uint64_t seed;
     int64_t speed;
+    bool hold;
     const char *until;
     const char *listen;
     const char *tls_listen;
@@ -50,6 +51,8 @@ static void usage(FILE *f) {
           "  --scenario FILE        scenario JSON (src/sim/README.md)\n"
           "  --seed N               PRNG seed (1)\n"
           "  --speed N              simulated seconds per real second (1)\n"
+          "  --hold                 keep the clock at the start until the first Kubernetes\n"
+          "                         request (so a client started a moment later misses nothing)\n"
           "  --until TIME|DURATION  stop the simulation there (RFC 3339, or a duration after the\n"
           "                         start such as 36h); default: the scenario's end\n"
           "  --listen HOST:PORT     plain HTTP (127.0.0.1:0 = a free port)\n"
@@ -117,6 +120,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             if (!parse_int(v, 0, INT64_MAX, &x))
                 goto bad;
             o->seed = (uint64_t)x;
+        } else if (strcmp(a, "--hold") == 0) {
+            o->hold = true;
         } else if (strcmp(a, "--speed") == 0) {
             NEED();
             if (!parse_int(v, 0, 10000000, &x))
@@ -354,6 +359,8 @@ int main(int argc, char **argv) {
         }
     }
     sim_clock_init(&clock, sc->start, horizon, o.speed);
+    if (o.hold)
+        sim_clock_hold(&clock);
     int64_t retention = o.retention >= 0 ? o.retention : 300 * (o.speed > 1 ? o.speed : 1);
     struct sim_server_options so = {
         .world = w,

@@ -230,13 +230,16 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
     snprintf(base, sizeof base, "%s://%s", cs->https ? "https" : "http",
              host && strlen(host) < 256 ? host : "127.0.0.1");
 
-    int64_t now = sim_clock_now(s->opt.clock);
     struct response resp;
     response_init(&resp);
     bool is_do = strncmp(url, "/v2/", 4) == 0;
     bool is_k8s = strcmp(url, "/version") == 0 || strcmp(url, "/api") == 0 ||
                   strncmp(url, "/api/", 5) == 0 || strcmp(url, "/apis") == 0 ||
                   strncmp(url, "/apis/", 6) == 0;
+    /* --hold: the first Kubernetes request starts the clock */
+    if (is_k8s)
+        sim_clock_release(s->opt.clock);
+    int64_t now = sim_clock_now(s->opt.clock);
     bool truncate = false;
     struct sim_watch *wt = NULL;
     if (strcmp(url, "/healthz") == 0) {
