@@ -48,5 +48,6 @@ void api_node_counts(struct request *req, struct response *resp);
 void api_exports(struct request *req, struct response *resp);
 void api_export_csv(struct request *req, struct response *resp);
 void api_export_run(struct request *req, struct response *resp); /* POST, admin */
+void api_advice(struct request *req, struct response *resp);     /* api_advice.c */
 
 #endif

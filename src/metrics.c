@@ -1,6 +1,9 @@
 #include "metrics.h"
 
+#include <string.h>
+
 #include "api.h"
+#include "api_advice.h"
 #include "app.h"
 #include "config.h"
 #include "promw.h"
@@ -44,6 +47,20 @@ static void poll_metrics(struct request *req, struct buf *b) {
     }
 }
 
+/* Setup advisor findings over the last 7 days; every severity always present
+ * (0 when the advisor could not run: its error is logged where it happened). */
+static void advice_metrics(struct request *req, struct buf *b) {
+    int64_t counts[ADVICE_NSEVERITY] = {0};
+    if (api_advice_counts(req, counts) != ERR_OK)
+        memset(counts, 0, sizeof counts);
+    promw_family(b, "spotledger_advice_findings", "gauge",
+                 "Setup advisor findings by severity (GET /api/v1/advice, last 7 days).");
+    for (int s = 0; s < ADVICE_NSEVERITY; s++) {
+        const char *l[] = {"severity", advice_severity_name((enum advice_severity)s), NULL};
+        promw_sample_int(b, "spotledger_advice_findings", l, counts[s]);
+    }
+}
+
 void metrics_handle(struct request *req, struct response *resp) {
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
@@ -58,6 +75,7 @@ void metrics_handle(struct request *req, struct response *resp) {
         promw_sample_int(b, "spotledger_start_time_seconds", NULL, req->app->started_at);
     }
     poll_metrics(req, b);
+    advice_metrics(req, b);
     resp->status = 200;
     resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }

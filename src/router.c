@@ -39,6 +39,7 @@ static const struct route routes[] = {
     {"/api/v1/export.csv", M_GET, AUTH_READ, api_export_csv},
     {"/api/v1/exports", M_GET, AUTH_READ, api_exports},
     {"/api/v1/exports", M_POST, AUTH_ADMIN, api_export_run},
+    {"/api/v1/advice", M_GET, AUTH_READ, api_advice},
 };
 
 static unsigned method_bit(const char *m) {
