@@ -108,6 +108,14 @@ run_case() {
   cmp -s "$d/want.att" "$d/got.att" || { diff "$d/want.att" "$d/got.att" | head >&2;
     fail "$name: attempts or their nodes differ"; }
 
+  # /metrics with data: valid exposition, and its counters are the truth's
+  curl -sf "$base/metrics" >"$d/metrics.txt" || fail "$name: /metrics failed"
+  promtool check metrics <"$d/metrics.txt" || fail "$name: promtool rejected /metrics"
+  for c in spot fallback on-demand; do
+    want=$(jq --arg c "$c" '[.configurations[] | select(.configuration == $c) | .succeeded] | add // 0' "$d/truth.json")
+    got=$(sed -n "s/^spotledger_tasks_total{configuration=\"$c\",outcome=\"succeeded\"} //p" "$d/metrics.txt")
+    [ "$got" = "$want" ] || fail "$name: /metrics says $got $c tasks succeeded, truth $want"
+  done
   curl -sf "http://$http/sim/status" >"$d/sim.status" || echo '{}' >"$d/sim.status"
   cost=$(jq -r '[.configurations[] | select(.basis == "measured") | .cost_per_successful_task] | map(tostring) | join(" / ")' "$d/got.summary")
   echo "e2e_truth: $name: summary, nodes, pools, reclaims, invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost"
