@@ -1,5 +1,6 @@
 #include "api_cost.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "config.h"
 #include "log.h"
 #include "report.h"
+#include "store_read.h"
 
 unsigned api_config_bits(const struct api_query *q) {
     enum cost_config c;
@@ -22,6 +24,10 @@ static void fill_query(struct request *req, const struct api_query *q, int64_t f
     cq->from = from;
     cq->to = to;
     cq->now = api_now(req);
+    /* a window that is over is computed as of its end: its figures then depend
+     * only on the stored facts (and can be cached) */
+    if (cq->now > to)
+        cq->now = to;
     cq->configs = api_config_bits(q);
     cq->experiment = q->experiment;
     cq->ns = q->namespace_;
@@ -50,6 +56,33 @@ bool api_calc_run(struct request *req, struct response *resp, const struct api_q
     return rc == ERR_OK ? true : failed(resp, rc);
 }
 
+bool api_cache_lookup(struct request *req, struct response *resp, const struct api_query *q,
+                      const char *extra, struct api_cache_slot *slot) {
+    memset(slot, 0, sizeof *slot);
+    slot->closed = req->app && req->db && q->w.to <= api_now(req);
+    if (!slot->closed)
+        return false;
+    snprintf(slot->key, sizeof slot->key, "%s|%lld|%lld|%s|%s|%s|%s", req->path,
+             (long long)q->w.from, (long long)q->w.to, q->configuration ? q->configuration : "",
+             q->experiment ? q->experiment : "", q->namespace_ ? q->namespace_ : "",
+             extra ? extra : "");
+    slot->have_version = store_window_version(req->db, q->w.from, q->w.to, slot->version) == ERR_OK;
+    if (!slot->have_version)
+        return false;
+    if (!respcache_get(&req->app->responses, slot->key, slot->version, &resp->body))
+        return false;
+    response_header(resp, "X-Spotledger-Cache", "hit");
+    response_json(resp, 200);
+    return true;
+}
+
+void api_cache_store(struct request *req, struct response *resp,
+                     const struct api_cache_slot *slot) {
+    if (slot->closed && slot->have_version && resp->status == 200 && resp->fd < 0)
+        respcache_put(&req->app->responses, slot->key, slot->version, resp->body.data,
+                      resp->body.len);
+}
+
 typedef enum err (*report_fn)(const struct cost_result *r, struct buf *out);
 
 /* A route whose body is one report_* value (wrapped in an object when key). */
@@ -57,7 +90,10 @@ static void report_route(struct request *req, struct response *resp, report_fn f
                          const char *key) {
     struct api_query q;
     struct calc c;
+    struct api_cache_slot slot;
     if (!api_query_parse(req, resp, &q, NULL))
+        return;
+    if (api_cache_lookup(req, resp, &q, NULL, &slot))
         return;
     if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
         return;
@@ -77,12 +113,16 @@ static void report_route(struct request *req, struct response *resp, report_fn f
         return;
     }
     response_json(resp, 200);
+    api_cache_store(req, resp, &slot);
 }
 
 void api_summary(struct request *req, struct response *resp) {
     struct api_query q;
     struct calc c;
+    struct api_cache_slot slot;
     if (!api_query_parse(req, resp, &q, NULL))
+        return;
+    if (api_cache_lookup(req, resp, &q, NULL, &slot))
         return;
     if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
         return;
@@ -100,6 +140,7 @@ void api_summary(struct request *req, struct response *resp) {
     api_reconcile_window(req, &w, q.w.from, q.w.to);
     buf_puts(&resp->body, "}\n");
     response_json(resp, w.rc == ERR_OK ? 200 : 500);
+    api_cache_store(req, resp, &slot);
 }
 
 void api_nodes(struct request *req, struct response *resp) {

@@ -1,4 +1,5 @@
 /* GET /api/v1/timeseries and /api/v1/node_counts: figures per time bucket. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,11 @@ void api_timeseries(struct request *req, struct response *resp) {
                        (long long)nb, SERIES_MAX_BUCKETS);
         return;
     }
+    char keyx[48];
+    snprintf(keyx, sizeof keyx, "%lld|%d", (long long)step, (int)m);
+    struct api_cache_slot slot;
+    if (api_cache_lookup(req, resp, &q, keyx, &slot))
+        return;
     bool money = m == M_COST_PER_TASK || m == M_COST;
     bool with_cf = m == M_COST_PER_TASK || m == M_COST || m == M_TASKS;
     int64_t(*vals)[COST_NCONFIG + 1] = calloc((size_t)nb, sizeof *vals);
@@ -150,6 +156,7 @@ void api_timeseries(struct request *req, struct response *resp) {
     buf_putc(&resp->body, '\n');
     free(vals);
     response_json(resp, w.rc == ERR_OK ? 200 : 500);
+    api_cache_store(req, resp, &slot);
 }
 
 static bool parse_step(const char *s, int64_t *out) {

@@ -15,10 +15,12 @@ void app_init(struct app *app) {
     app->wake_gen = 0;
     app->stopping = false;
     metrics_cache_init(&app->metrics);
+    respcache_init(&app->responses);
 }
 
 void app_release(struct app *app) {
     metrics_cache_release(&app->metrics);
+    respcache_release(&app->responses);
     pthread_cond_destroy(&app->wake_cond);
     pthread_mutex_destroy(&app->wake_lock);
     pthread_mutex_destroy(&app->writer_lock);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "metrics_cost.h"
+#include "respcache.h"
 
 struct config;
 struct store;
@@ -37,6 +38,7 @@ struct app {
     void *waker_ctx[4];
     int n_wakers;
     struct metrics_cache metrics; /* closed weeks' counters for /metrics */
+    struct respcache responses;   /* closed windows' API bodies (respcache.h) */
 };
 
 /* Registers fn(ctx) to be called by app_wake. Main thread, before the server. */

@@ -1,5 +1,6 @@
 #include "store_cost.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,23 +44,37 @@ static const char SQL_SPAN[] =
     "SELECT max(coalesce(finished_at, deleted_at) - coalesce(scheduled_at, created_at, started_at))"
     " FROM attempts";
 
-/* Tasks touched by the window, each with all its attempts (task rows may be
- * missing: LEFT JOIN). ?1 from, ?2 to, ?3 lookback. */
-static const char SQL_TASKS[] =
-    "WITH touched(uid) AS ("
-    " SELECT task_uid FROM attempts"
-    "  WHERE coalesce(scheduled_at, created_at, started_at) < ?2"
-    "    AND coalesce(scheduled_at, created_at, started_at) >= ?1 - ?3"
-    " UNION SELECT task_uid FROM attempts WHERE finished_at IS NULL AND deleted_at IS NULL"
-    " UNION SELECT uid FROM tasks WHERE completed_at >= ?1 AND completed_at < ?2) "
-    "SELECT touched.uid, t.namespace, t.experiment, t.configuration, t.outcome, t.completed_at, "
-    " a.uid, a.namespace, a.node_name, a.gpu_request, a.cpu_request_milli, a.created_at, "
-    " a.scheduled_at, a.started_at, a.finished_at, a.deleted_at, a.disruption_at, "
-    " a.not_ready_at, a.reason, a.phase, a.report_work_seconds, a.report_restore_seconds, "
-    " a.report_checkpoint_seconds, t.name "
-    "FROM touched LEFT JOIN tasks t ON t.uid = touched.uid "
-    " LEFT JOIN attempts a ON a.task_uid = touched.uid "
-    "ORDER BY touched.uid, coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid";
+/* The window loader reads by time ranges, never by uid (random lookups into a
+ * large file cost milliseconds each): tasks completing in a range that covers
+ * every task the window touches, plus the running ones; attempts starting in a
+ * range that covers every attempt of those tasks, plus the open ones. The rows
+ * are then matched in memory. Bounds: L_span = the longest attempt, L_life =
+ * the longest task (both from expression indexes, O(log n)). */
+static const char SQL_LIFE[] = "SELECT max(completed_at - created_at) FROM tasks";
+
+#define TASK_COLS "uid, namespace, experiment, configuration, outcome, completed_at, name"
+static const char SQL_W_TASKS[] =
+    "SELECT " TASK_COLS " FROM tasks "
+    "WHERE completed_at >= ?1 AND completed_at < ?2 "
+    "UNION ALL SELECT " TASK_COLS " FROM tasks WHERE completed_at IS NULL";
+
+#define ATTEMPT_COLS                                                                               \
+    "task_uid, uid, namespace, node_name, gpu_request, cpu_request_milli, created_at, "            \
+    "scheduled_at, started_at, finished_at, deleted_at, disruption_at, not_ready_at, reason, "     \
+    "phase, report_work_seconds, report_restore_seconds, report_checkpoint_seconds"
+static const char SQL_W_ATTEMPTS[] =
+    "SELECT " ATTEMPT_COLS " FROM attempts "
+    "WHERE coalesce(scheduled_at, created_at, started_at) >= ?1 "
+    "  AND coalesce(scheduled_at, created_at, started_at) < ?2 "
+    "UNION ALL SELECT " ATTEMPT_COLS " FROM attempts "
+    "WHERE finished_at IS NULL AND deleted_at IS NULL "
+    "  AND NOT (coalesce(scheduled_at, created_at, started_at) >= ?1 "
+    "           AND coalesce(scheduled_at, created_at, started_at) < ?2)";
+/* Earlier attempts of a running task that started before the range. */
+static const char SQL_W_TASK_ATTEMPTS[] =
+    "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1 "
+    "  AND coalesce(scheduled_at, created_at, started_at) < ?2 "
+    "  AND NOT (finished_at IS NULL AND deleted_at IS NULL)";
 
 /* One task and all its attempts (?1 task uid). */
 static const char SQL_TASK_ONE[] =
@@ -235,16 +250,246 @@ static enum err read_tasks(struct store *s, sqlite3_stmt *st, struct store_cost_
     return rc;
 }
 
-static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
-                           int64_t back, enum cost_config dflt, const struct cost_index *node_ix) {
+/* A task row as loaded, before the touched ones are kept. */
+struct wtask {
+    const char *uid, *ns, *experiment, *name;
+    enum cost_config config;
+    enum cost_outcome outcome;
+    int64_t completed_at;
+    bool touched;
+    int32_t out; /* index in d->tasks, -1 not kept */
+};
+
+/* An attempt row as loaded: the cost_attempt and its task (index into wt). */
+struct wattempt {
+    struct cost_attempt a;
+    int32_t wt;
+};
+
+struct wload {
+    struct store_cost_data *d;
+    struct wtask *wt;
+    size_t n_wt, cap_wt, n_rows; /* n_rows: tasks loaded by SQL (indexed) */
+    struct cost_index *ix;       /* over wt[0 .. n_rows) by uid */
+    struct wattempt *wa;
+    size_t n_wa, cap_wa;
+    enum cost_config dflt;
+    const struct cost_index *node_ix;
+};
+
+static int64_t attempt_start_of(const struct cost_attempt *a) {
+    return a->scheduled_at ? a->scheduled_at : a->created_at ? a->created_at : a->started_at;
+}
+
+/* The wt index of task uid; a placeholder task (default configuration,
+ * running) when its row is not loaded. */
+static int32_t wt_find(struct wload *w, const char *uid, const char *ns) {
+    int32_t i = w->ix ? cost_index_find(w->ix, uid) : -1;
+    if (i >= 0)
+        return i;
+    for (size_t k = w->n_rows; k < w->n_wt; k++)
+        if (!strcmp(w->wt[k].uid, uid))
+            return (int32_t)k;
+    STORE_GROW(w->wt, w->n_wt, w->cap_wt);
+    struct wtask *t = &w->wt[w->n_wt];
+    memset(t, 0, sizeof *t);
+    t->uid = store_arena_dup(&w->d->arena, uid, strlen(uid));
+    t->ns = ns;
+    t->config = w->dflt;
+    t->outcome = COST_TASK_RUNNING;
+    t->out = -1;
+    return (int32_t)w->n_wt++;
+}
+
+static void read_attempt(struct wload *w, sqlite3_stmt *st, struct cost_attempt *a) {
+    struct store_arena **ar = &w->d->arena;
+    memset(a, 0, sizeof *a);
+    a->uid = store_arena_col(ar, st, 1);
+    const char *node = (const char *)sqlite3_column_text(st, 3);
+    a->node = node && w->node_ix ? cost_index_find(w->node_ix, node) : -1;
+    a->gpu_request = store_col_or(st, 4, 0);
+    a->cpu_request_milli = store_col_or(st, 5, 0);
+    if (a->gpu_request < 0)
+        a->gpu_request = 0;
+    if (a->cpu_request_milli < 0)
+        a->cpu_request_milli = 0;
+    a->created_at = col_time(st, 6);
+    a->scheduled_at = col_time(st, 7);
+    a->started_at = col_time(st, 8);
+    a->finished_at = col_time(st, 9);
+    a->deleted_at = col_time(st, 10);
+    a->disruption_at = col_time(st, 11);
+    a->not_ready_at = col_time(st, 12);
+    a->reason = store_arena_col(ar, st, 13);
+    const char *ph = (const char *)sqlite3_column_text(st, 14);
+    if (!ph || cost_phase_parse(ph, &a->phase) != ERR_OK)
+        a->phase = COST_PHASE_UNKNOWN;
+    a->work_seconds = store_col_or(st, 15, -1);
+    a->restore_seconds = store_col_or(st, 16, -1);
+    a->checkpoint_seconds = store_col_or(st, 17, -1);
+}
+
+/* Reads attempt rows; an attempt starting in [touch_from, to), or open,
+ * touches its task. */
+static enum err read_attempts(struct store *s, struct wload *w, sqlite3_stmt *st,
+                              int64_t touch_from, int64_t to) {
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *tu = (const char *)sqlite3_column_text(st, 0);
+        if (!tu)
+            continue;
+        STORE_GROW(w->wa, w->n_wa, w->cap_wa);
+        struct wattempt *x = &w->wa[w->n_wa++];
+        read_attempt(w, st, &x->a);
+        x->wt = wt_find(w, tu, store_arena_col(&w->d->arena, st, 2));
+        int64_t s0 = attempt_start_of(&x->a);
+        bool open = !x->a.finished_at && !x->a.deleted_at;
+        if (open || (s0 >= touch_from && s0 < to))
+            w->wt[x->wt].touched = true;
+    }
+    enum err rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load attempts");
+    sqlite3_reset(st);
+    return rc;
+}
+
+static int64_t max_of(struct store *s, const char *sql, enum err *rc) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_TASKS, &st);
+    *rc = store_stmt(s, sql, &st);
+    if (*rc != ERR_OK)
+        return 0;
+    int r = sqlite3_step(st);
+    int64_t v = r == SQLITE_ROW ? store_col_or(st, 0, 0) : 0;
+    if (r != SQLITE_ROW)
+        *rc = store_fail(s, r, "bound");
+    sqlite3_reset(st);
+    return v > 0 ? v : 0;
+}
+
+static int cmp_wattempt(const void *pa, const void *pb) {
+    const struct wattempt *a = pa, *b = pb;
+    if (a->a.task != b->a.task)
+        return a->a.task < b->a.task ? -1 : 1;
+    int64_t x = attempt_start_of(&a->a), y = attempt_start_of(&b->a);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return strcmp(a->a.uid ? a->a.uid : "", b->a.uid ? b->a.uid : "");
+}
+
+/* qsort has no context argument (C11): the loader's thread-local one */
+static _Thread_local const struct wtask *sort_wt;
+static int cmp_touched(const void *pa, const void *pb) {
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return strcmp(sort_wt[a].uid, sort_wt[b].uid);
+}
+
+static void keep_touched(struct wload *w) {
+    struct store_cost_data *d = w->d;
+    int32_t *keep = xcalloc(w->n_wt + 1, sizeof *keep);
+    size_t nk = 0;
+    for (size_t i = 0; i < w->n_wt; i++)
+        if (w->wt[i].touched)
+            keep[nk++] = (int32_t)i;
+    sort_wt = w->wt;
+    qsort(keep, nk, sizeof *keep, cmp_touched);
+    sort_wt = NULL;
+    d->tasks = xcalloc(nk + 1, sizeof *d->tasks);
+    d->task_names = xcalloc(nk + 1, sizeof *d->task_names);
+    for (size_t k = 0; k < nk; k++) {
+        struct wtask *t = &w->wt[keep[k]];
+        t->out = (int32_t)k;
+        d->tasks[k] = (struct cost_task){.uid = t->uid,
+                                         .ns = t->ns,
+                                         .experiment = t->experiment,
+                                         .config = t->config,
+                                         .outcome = t->outcome,
+                                         .completed_at = t->completed_at};
+        d->task_names[k] = t->name;
+    }
+    d->in.n_tasks = nk;
+    free(keep);
+    size_t na = 0;
+    for (size_t i = 0; i < w->n_wa; i++) {
+        int32_t out = w->wt[w->wa[i].wt].out;
+        if (out < 0)
+            continue;
+        w->wa[na] = w->wa[i];
+        w->wa[na].a.task = out;
+        na++;
+    }
+    if (na > 1)
+        qsort(w->wa, na, sizeof *w->wa, cmp_wattempt);
+    d->attempts = xcalloc(na + 1, sizeof *d->attempts);
+    size_t m = 0;
+    for (size_t i = 0; i < na; i++) {
+        /* the same attempt never comes twice, but a bad row must not count double */
+        if (m && d->attempts[m - 1].task == w->wa[i].a.task && d->attempts[m - 1].uid &&
+            w->wa[i].a.uid && !strcmp(d->attempts[m - 1].uid, w->wa[i].a.uid))
+            continue;
+        d->attempts[m++] = w->wa[i].a;
+    }
+    d->in.n_attempts = m;
+}
+
+static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
+                           int64_t span, enum cost_config dflt, const struct cost_index *node_ix) {
+    enum err rc;
+    int64_t life = max_of(s, SQL_LIFE, &rc);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, from);
-    sqlite3_bind_int64(st, 2, to);
-    sqlite3_bind_int64(st, 3, back);
-    return read_tasks(s, st, d, dflt, node_ix);
+    struct wload w = {.d = d, .dflt = dflt, .node_ix = node_ix};
+    sqlite3_stmt *st;
+    /* 1. tasks that can be touched: completed in [from - span, to + life), or running */
+    if ((rc = store_stmt(s, SQL_W_TASKS, &st)) != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, from - span);
+    sqlite3_bind_int64(st, 2, to + life);
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(w.wt, w.n_wt, w.cap_wt);
+        struct wtask *t = &w.wt[w.n_wt++];
+        memset(t, 0, sizeof *t);
+        t->uid = store_arena_col(&d->arena, st, 0);
+        t->ns = store_arena_col(&d->arena, st, 1);
+        t->experiment = store_arena_col(&d->arena, st, 2);
+        const char *c = (const char *)sqlite3_column_text(st, 3);
+        if (!c || cost_config_parse(c, &t->config) != ERR_OK)
+            t->config = dflt;
+        const char *o = (const char *)sqlite3_column_text(st, 4);
+        if (!o || cost_outcome_parse(o, &t->outcome) != ERR_OK)
+            t->outcome = COST_TASK_RUNNING;
+        t->completed_at = col_time(st, 5);
+        t->name = store_arena_col(&d->arena, st, 6);
+        t->out = -1;
+        t->touched = t->completed_at >= from && t->completed_at < to;
+    }
+    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
+    sqlite3_reset(st);
+    w.n_rows = w.n_wt;
+    if (rc == ERR_OK && w.n_rows)
+        rc = cost_index_new(&w.wt[0].uid, sizeof w.wt[0], w.n_rows, &w.ix);
+    /* 2. every attempt of those tasks: they start after from - span - life */
+    int64_t lo = from - span - life;
+    if (rc == ERR_OK && (rc = store_stmt(s, SQL_W_ATTEMPTS, &st)) == ERR_OK) {
+        sqlite3_bind_int64(st, 1, lo);
+        sqlite3_bind_int64(st, 2, to);
+        rc = read_attempts(s, &w, st, from - span, to);
+    }
+    /* 3. a running task has no life bound: its older attempts, by its uid */
+    for (size_t i = 0; rc == ERR_OK && i < w.n_wt; i++) {
+        if (!w.wt[i].touched || w.wt[i].completed_at)
+            continue;
+        if ((rc = store_stmt(s, SQL_W_TASK_ATTEMPTS, &st)) != ERR_OK)
+            break;
+        store_bind_text(st, 1, w.wt[i].uid);
+        sqlite3_bind_int64(st, 2, lo);
+        rc = read_attempts(s, &w, st, INT64_MAX, INT64_MIN);
+    }
+    if (rc == ERR_OK)
+        keep_touched(&w);
+    cost_index_free(w.ix);
+    free(w.wt);
+    free(w.wa);
+    return rc;
 }
 
 static enum err load_od_prices(struct store *s, struct store_cost_data *d) {

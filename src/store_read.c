@@ -115,3 +115,48 @@ enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t
         *n = k;
     return rc;
 }
+
+static const char SQL_SPAN_BOUND[] =
+    "SELECT max(coalesce(finished_at, deleted_at) - coalesce(scheduled_at, created_at, started_at))"
+    " FROM attempts";
+static const char SQL_LIFE_BOUND[] = "SELECT max(completed_at - created_at) FROM tasks";
+static const char SQL_MARKS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_marks "
+                                "WHERE day = 0 OR (day >= ?1 AND day <= ?2)";
+
+static int64_t bound(struct store *s, const char *sql, enum err *rc) {
+    sqlite3_stmt *st;
+    if ((*rc = store_stmt(s, sql, &st)) != ERR_OK)
+        return 0;
+    int r = sqlite3_step(st);
+    int64_t v = r == SQLITE_ROW ? store_col_or(st, 0, 0) : 0;
+    if (r != SQLITE_ROW)
+        *rc = store_fail(s, r, "bound");
+    sqlite3_reset(st);
+    return v > 0 ? v : 0;
+}
+
+enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]) {
+    enum err rc;
+    int64_t span = bound(s, SQL_SPAN_BOUND, &rc);
+    if (rc != ERR_OK)
+        return rc;
+    int64_t life = bound(s, SQL_LIFE_BOUND, &rc);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = store_stmt(s, SQL_MARKS, &st)) != ERR_OK)
+        return rc;
+    int64_t lo = from - span - life - 86400, hi = to + life + 86400;
+    sqlite3_bind_int64(st, 1, lo < 0 ? 0 : lo / 86400);
+    sqlite3_bind_int64(st, 2, hi / 86400);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        out[0] = sqlite3_column_int64(st, 0);
+        out[1] = sqlite3_column_int64(st, 1);
+        rc = ERR_OK;
+    } else {
+        rc = store_fail(s, r, "window version");
+    }
+    sqlite3_reset(st);
+    return rc;
+}

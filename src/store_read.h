@@ -48,4 +48,9 @@ enum err store_task_attempts(struct store *s, const char *task_uid, struct store
  * (API_NAME_MAX + 1 bytes each). */
 enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n);
 
+/* The change version of window [from, to): the change marks (schema/004) of the
+ * days whose facts can reach the window, and of day 0 (global facts). Two equal
+ * versions mean no fact the window depends on changed in between. */
+enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]);
+
 #endif

@@ -112,6 +112,23 @@ run_case() {
   cmp -s "$d/want.att" "$d/got.att" || { diff "$d/want.att" "$d/got.att" | head >&2;
     fail "$name: attempts or their nodes differ"; }
 
+  # windows are additive: two halves give the whole (counts exactly; money within
+  # a micro-dollar per node and half, the documented rounding)
+  mid=$(jq -rn --arg a "$start" --arg b "$until" '(($a|fromdateiso8601) + ($b|fromdateiso8601)) / 2 | floor | todate')
+  curl -sf "$base/api/v1/summary?window=$start,$mid" >"$d/h1.json"
+  curl -sf "$base/api/v1/summary?window=$mid,$until" >"$d/h2.json"
+  nn=$(jq length "$d/got.nodes")
+  jq -n --slurpfile w "$d/summary.json" --slurpfile a "$d/h1.json" --slurpfile b "$d/h2.json" \
+    --argjson nn "$nn" '
+    def m(x): [x.configurations[] | select(.basis == "measured") |
+      [.tasks_succeeded, .tasks_failed, .attempts, .retries, .interruptions]];
+    (m($a[0]) | transpose | map(add)) as $x | (m($b[0]) | transpose | map(add)) as $y |
+    (m($w[0]) | transpose | map(add)) as $z |
+    ([$x, $y] | transpose | map(add)) == $z
+    and ((($a[0].nodes_total_cost + $b[0].nodes_total_cost) - $w[0].nodes_total_cost) | fabs)
+        <= ($nn * 0.000002 + 0.0000001)' | grep -q true ||
+    fail "$name: the two halves do not add up to the whole window"
+
   # /metrics with data: valid exposition, and its counters are the truth's
   curl -sf "$base/metrics" >"$d/metrics.txt" || fail "$name: /metrics failed"
   promtool check metrics <"$d/metrics.txt" || fail "$name: promtool rejected /metrics"
