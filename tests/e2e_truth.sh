@@ -78,7 +78,10 @@ run_case() {
   sleep 3
 
   w="window=$start,$until"
-  curl -sf "$base/api/v1/summary?$w" | jq -S 'del(.now)' >"$d/got.summary"
+  curl -sf "$base/api/v1/summary?$w" >"$d/summary.json"
+  jq -S 'del(.now) | del(.reconciliation)' "$d/summary.json" >"$d/got.summary"
+  # the summary's reconciliation: billed = what spotsim invoiced
+  rec_billed=$(jq -r '.reconciliation[0].lines[-1].billed' "$d/summary.json")
   jq -S '.cost.summary | del(.now)' "$d/truth.json" >"$d/want.summary"
   curl -sf "$base/api/v1/nodes?$w" | jq -S .nodes >"$d/got.nodes"
   jq -S '.cost.nodes' "$d/truth.json" >"$d/want.nodes"
@@ -98,6 +101,7 @@ run_case() {
     "SELECT printf('%d.%06d', sum(amount_micro) / 1000000, sum(amount_micro) % 1000000)
        FROM invoice_items" | sed 's/0*$//; s/\.$//')
   [ "$got_billed" = "$want_billed" ] || fail "$name: invoice total $got_billed != truth $want_billed"
+  [ "$rec_billed" = "$want_billed" ] || fail "$name: reconciliation billed $rec_billed != truth $want_billed"
   # every attempt of the truth is stored once, with its node
   want_att=$(jq '[.attempts[] | .uid] | length' "$d/truth.json")
   got_att=$(sqlite3 "file:$d/ledger.db?mode=ro" "SELECT count(*) FROM attempts")
