@@ -14,7 +14,7 @@ PKG_CONFIG ?= pkg-config
 PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
-	ca-certificates libjs-chart.js yq prometheus chromium
+	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui
 
 VERSION := 0.1.0
 

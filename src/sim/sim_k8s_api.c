@@ -615,7 +615,7 @@ static void watch_bookmark(struct sim_watch *wt, int64_t rv) {
                : k == SIM_K_JOB  ? ",\"spec\":{\"template\":{\"metadata\":{\"creationTimestamp\":"
                                    "null},\"spec\":{\"containers\":null}}},\"status\":{}"
                : k == SIM_K_NODE ? ",\"spec\":{},\"status\":{\"daemonEndpoints\":{"
-                                   "\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{}}}"
+                                   "\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{}}"
                                  : ",\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,"
                                    "\"lastTimestamp\":null,\"eventTime\":null,"
                                    "\"reportingComponent\":\"\",\"reportingInstance\":\"\"");

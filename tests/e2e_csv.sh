@@ -1,0 +1,452 @@
+#!/bin/sh
+# End-to-end: the weekly CSV exports (issue "Weekly CSV exports"), read back by the
+# programs finance uses.
+#
+#   "Python's csv module and LibreOffice (soffice --headless --convert-to) read the
+#    files back with the same values the API returns; a task named
+#    =HYPERLINK("x") appears as text."
+#
+# 1. spotsim plays tests/fixtures/sim/week_close.json (Sunday 2027-01-31 12:00 to
+#    Monday 2027-02-01 06:00 UTC, one Spot reclaim), spotledger polls it with
+#    --export-dir and writes the files of 2027-W04 when the source clock passes
+#    Monday 00:00 (bounded wait).
+# 2. Kubernetes names cannot hold '=' or '"', so a task named =HYPERLINK("x"),
+#    completed inside the week, is inserted straight into spotledger's database
+#    (sqlite3), and the week is re-exported (POST /api/v1/exports, admin token).
+#    The files must then equal GET /api/v1/export.csv?week=...&kind=... byte for byte.
+# 3. python3's csv module reads both files; every cell is compared with
+#    /api/v1/summary?window=2027-W04 and /api/v1/tasks?window=2027-W04 (all pages
+#    of 500): numbers as decimal strings normalised (Decimal, never floats; the
+#    CSV has 6 decimals, the API the shortest form), empty cells = null, text
+#    cells equal (a text the API starts with = + - @ TAB CR reads back with a
+#    leading apostrophe: '=HYPERLINK("x")).
+# 4. LibreOffice Calc (soffice --headless) imports the CSV files (UTF-8, comma,
+#    with "evaluate formulas" both off and on) and converts them to .ods; the
+#    spreadsheet XML must show the hostile cell as a plain string (no
+#    table:formula, no hyperlink) and every money/count cell as a number with the
+#    CSV's value. A negative control without the apostrophe proves that the check
+#    would see a formula. Without soffice this part is skipped with a note.
+#
+# Needs: curl, jq, sqlite3, python3 (Debian python3), soffice (Debian
+# libreoffice-calc-nogui) for part 4. Loopback only; every wait is bounded.
+set -eu
+sim=${SPOTSIM_BIN:?}
+ledger=${SPOTLEDGER_BIN:?}
+root=${SPOTLEDGER_ROOT:?}
+dir=$(mktemp -d)
+sim_pid=
+ledger_pid=
+stop_pid() {
+  [ -n "$1" ] || return 0
+  kill "$1" 2>/dev/null || return 0
+  i=0
+  while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -9 "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+cleanup() {
+  rc=$?
+  set +e
+  stop_pid "$ledger_pid"
+  stop_pid "$sim_pid"
+  rm -rf "$dir"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() { echo "e2e_csv: FAIL: $*" >&2; exit 1; }
+note() { echo "e2e_csv: $*"; }
+for c in curl jq sqlite3 python3; do
+  command -v "$c" >/dev/null || fail "$c is not installed"
+done
+t_start=$(date +%s)
+
+week=2027-W04
+week_from=2027-01-25T00:00:00Z
+week_to=2027-02-01T00:00:00Z
+printf 'csv-do-token\n' >"$dir/do-token"
+printf 'csv-kube-token\n' >"$dir/kube-token"
+printf 'csv-admin-token-0123456789\n' >"$dir/admin-token"
+admin=$(cat "$dir/admin-token")
+
+# --- 1. spotsim + spotledger with --export-dir --------------------------------
+"$sim" --scenario "$root/tests/fixtures/sim/week_close.json" --seed 7 --speed 4320 --hold \
+  --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --truth "$dir/truth.json" --rate-limit 0 \
+  --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
+  >"$dir/sim.out" 2>"$dir/sim.err" &
+sim_pid=$!
+i=0
+while ! grep -q '^spotsim: http ' "$dir/sim.out" 2>/dev/null; do
+  i=$((i + 1)); [ $i -le 100 ] || fail "spotsim did not start: $(cat "$dir/sim.err")"
+  sleep 0.1
+done
+line=$(grep '^spotsim: http ' "$dir/sim.out")
+http=$(echo "$line" | awk '{print $3}')
+https=$(echo "$line" | awk '{print $5}')
+cluster=$(echo "$line" | awk '{print $7}')
+mkdir -p "$dir/exports"
+"$ledger" --listen 127.0.0.1:0 --db "$dir/ledger.db" --do-api-url "http://$http" \
+  --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
+  --kube-token-file "$dir/kube-token" --kube-ca-file "$dir/ca.pem" --poll-interval 1 \
+  --billing-interval 2 --export-dir "$dir/exports" --admin-token-file "$dir/admin-token" \
+  >"$dir/ledger.out" 2>"$dir/ledger.err" &
+ledger_pid=$!
+i=0
+while ! grep -q 'listening on' "$dir/ledger.out" 2>/dev/null; do
+  i=$((i + 1)); [ $i -le 100 ] || fail "spotledger did not start: $(cat "$dir/ledger.err")"
+  sleep 0.1
+done
+base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/ledger.out")"
+B="$base/api/v1"
+
+# the scenario is over when spotsim wrote its truth (bounded: 120 s), then every
+# source must have seen the final state
+i=0
+while [ ! -s "$dir/truth.json" ]; do
+  i=$((i + 1)); [ $i -le 1200 ] || fail "spotsim did not finish in 120 s"
+  sleep 0.1
+done
+until=$(jq -r .until "$dir/truth.json")
+i=0
+while :; do
+  st=$(curl -sf --max-time 5 "$B/status" || echo '{}')
+  if echo "$st" | jq -e --arg u "$until" '.now == $u and
+      ([.sources[] | select(.source == "do" or .source == "k8s" or .source == "do_billing")
+        | .source_time == $u] | all)' >/dev/null; then
+    break
+  fi
+  i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not catch up in 60 s: $st"
+  sleep 0.1
+done
+sleep 3 # the last polls of the final state
+
+# The exporter looks for closed weeks every minute and whenever it is woken; "poll
+# now" (admin) wakes it, so the test need not wait for its next round.
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 30 -X POST \
+  -H "Authorization: Bearer $admin" "$B/poll")
+[ "$code" = 200 ] || [ "$code" = 202 ] || fail "POST /api/v1/poll answered $code"
+sum_file="$dir/exports/spotledger-$week-summary.csv"
+task_file="$dir/exports/spotledger-$week-tasks.csv"
+i=0
+while [ ! -s "$sum_file" ] || [ ! -s "$task_file" ]; do
+  i=$((i + 1)); [ $i -le 900 ] || fail "the files of $week were not written within 90 s: $(ls "$dir/exports")"
+  sleep 0.1
+done
+note "weekly files written by the exporter $(($(date +%s) - t_start)) s after start: $(cd "$dir/exports" && ls | tr '\n' ' ')"
+
+# --- 2. a hostile task name, then the week re-exported -------------------------
+completed=$(date -u -d 2027-01-31T23:45:00Z +%s)
+created=$((completed - 3600))
+sqlite3 "$dir/ledger.db" <<EOF || fail "cannot insert the hostile task"
+.timeout 10000
+INSERT INTO tasks(uid, job_uid, namespace, name, configuration, experiment, created_at,
+                  started_at, completed_at, outcome, first_seen, last_seen)
+VALUES ('e2e-csv-hostile-0001', 'e2e-csv-hostile-0001', 'batch', '=HYPERLINK("x")',
+        'fallback', '@sum(1+1)', $created, $created, $completed, 'succeeded', $created, $completed);
+EOF
+code=$(curl -s -o "$dir/post.json" -w '%{http_code}' --max-time 30 -X POST \
+  -H "Authorization: Bearer wrong-token" "$B/exports?week=$week")
+[ "$code" = 401 ] || [ "$code" = 403 ] || fail "POST /exports with a wrong token answered $code"
+code=$(curl -s -o "$dir/post.json" -w '%{http_code}' --max-time 30 -X POST \
+  -H "Authorization: Bearer $admin" "$B/exports?week=$week")
+[ "$code" = 200 ] || fail "POST /exports?week=$week answered $code: $(cat "$dir/post.json")"
+grep -q '"HYPERLINK' "$task_file" && fail "the hostile name is in the file unescaped"
+grep -q "\"'=HYPERLINK(\"\"x\"\")\"" "$task_file" ||
+  fail "the re-exported tasks file has no inert '=HYPERLINK cell: $(grep -i hyperlink "$task_file")"
+for k in summary tasks; do
+  f="$dir/exports/spotledger-$week-$k.csv"
+  curl -sf --max-time 30 "$B/export.csv?week=$week&kind=$k" -o "$dir/get-$k.csv" ||
+    fail "GET /export.csv?week=$week&kind=$k failed"
+  cmp -s "$f" "$dir/get-$k.csv" || { diff "$f" "$dir/get-$k.csv" | head -20 >&2;
+    fail "GET /export.csv?kind=$k differs from the file $(basename "$f")"; }
+done
+note "re-exported $week with the task '=HYPERLINK(\"x\")': files equal GET /export.csv (summary $(wc -c <"$sum_file") B, tasks $(wc -c <"$task_file") B)"
+
+# --- 3. python3 csv vs the API ---------------------------------------------------
+curl -sf --max-time 30 "$B/summary?window=$week" >"$dir/summary.json" || fail "GET /summary failed"
+# every page of /tasks (limit 500), bounded
+: >"$dir/tasks.jsonl"
+cursor=
+pages=0
+while :; do
+  url="$B/tasks?window=$week&limit=500"
+  [ -z "$cursor" ] || url="$url&cursor=$(printf %s "$cursor" | jq -sRr @uri)"
+  curl -sf --max-time 30 "$url" >"$dir/tasks-page.json" || fail "GET /tasks failed"
+  jq -c '.tasks[]' "$dir/tasks-page.json" >>"$dir/tasks.jsonl"
+  cursor=$(jq -r '.next_cursor // empty' "$dir/tasks-page.json")
+  pages=$((pages + 1))
+  [ -n "$cursor" ] || break
+  [ $pages -lt 50 ] || fail "/tasks paging did not end after 50 pages"
+done
+total=$(jq '.total' "$dir/tasks-page.json")
+
+python3 - "$sum_file" "$task_file" "$dir/summary.json" "$dir/tasks.jsonl" "$week" \
+  "$week_from" "$week_to" "$total" <<'PY' || fail "the CSV files do not read back as the API's values (above)"
+import csv, json, sys
+from decimal import Decimal
+
+sum_file, task_file, summary_json, tasks_jsonl, week, wfrom, wto, total = sys.argv[1:]
+errors = []
+compared = 0
+
+def read(path):
+    raw = open(path, "rb").read()
+    assert raw.endswith(b"\r\n"), path + ": last line does not end with CRLF"
+    assert b"\n" not in raw.replace(b"\r\n", b""), path + ": a bare LF"
+    with open(path, newline="", encoding="utf-8", errors="strict") as f:
+        return list(csv.reader(f, strict=True))
+
+def num(v):
+    return Decimal(v).normalize()
+
+def expect(where, col, csv_v, api_v, kind):
+    global compared
+    compared += 1
+    if api_v is None:
+        ok = csv_v == ""
+    elif kind == "num":
+        ok = csv_v != "" and isinstance(api_v, (int, Decimal)) and not isinstance(api_v, bool) \
+            and num(csv_v) == num(api_v)
+    else:
+        want = str(api_v)
+        if want[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            want = "'" + want
+        ok = csv_v == want
+    if not ok:
+        errors.append("%s %s: CSV %r, API %r" % (where, col, csv_v, api_v))
+
+# the API's numbers exactly as printed: Decimal, never float
+def load(text):
+    return json.loads(text, parse_float=Decimal, parse_int=Decimal)
+
+summary = load(open(summary_json).read())
+rows = read(sum_file)
+head = rows[0]
+want_head = ["period", "from", "to", "configuration", "basis", "tasks_succeeded", "tasks_failed",
+    "tasks_running", "attempts", "retries", "interruptions", "duplicates", "cost_usd",
+    "cost_per_successful_task_usd", "useful_cost_usd", "restore_cost_usd", "wasted_cost_usd",
+    "running_cost_usd", "idle_cost_usd", "restore_seconds_total", "restore_seconds_p50",
+    "restore_seconds_p95", "savings_vs_on_demand_percent", "break_even_overhead_percent",
+    "measured_overhead_percent"]
+if head != want_head:
+    errors.append("summary header %r" % head)
+confs = {(c["configuration"], c.get("basis", "measured")): c for c in summary["configurations"]}
+data = rows[1:]
+if [(r[3], r[4]) for r in data] != [("spot", "measured"), ("fallback", "measured"),
+                                   ("on-demand", "measured"), ("on-demand", "counterfactual")]:
+    errors.append("summary rows %r" % [(r[3], r[4]) for r in data])
+api_map = {"cost_usd": "cost", "cost_per_successful_task_usd": "cost_per_successful_task",
+           "useful_cost_usd": "useful_cost", "restore_cost_usd": "restore_cost",
+           "wasted_cost_usd": "wasted_cost", "running_cost_usd": "running_cost",
+           "idle_cost_usd": "idle_cost", "restore_seconds_total": "restore_seconds.total",
+           "restore_seconds_p50": "restore_seconds.p50", "restore_seconds_p95": "restore_seconds.p95"}
+for r in data:
+    rec = dict(zip(head, r))
+    c = confs.get((rec["configuration"], rec["basis"]))
+    where = "summary %s/%s" % (rec["configuration"], rec["basis"])
+    if c is None:
+        errors.append(where + ": not in /api/v1/summary")
+        continue
+    expect(where, "period", rec["period"], week, "text")
+    expect(where, "from", rec["from"], summary.get("from", wfrom), "text")
+    expect(where, "to", rec["to"], summary.get("to", wto), "text")
+    for col in head[5:]:
+        path = api_map.get(col, col).split(".")
+        if rec["basis"] == "counterfactual" and col == "tasks_succeeded":
+            # README: the counterfactual row holds the tasks priced (the divisor of its
+            # cost per task); the API has them as tasks_priced, and tasks_succeeded also
+            # counts tasks without a priceable size (the inserted task has no attempt)
+            path = ["tasks_priced"]
+        v, present = c, True
+        for p in path:
+            if isinstance(v, dict) and p in v:
+                v = v[p]
+            else:
+                v, present = None, False
+        if not present and rec["basis"] == "counterfactual":
+            v = None  # the counterfactual row leaves what it does not price empty
+        elif not present:
+            errors.append("%s %s: not in the API" % (where, col))
+            continue
+        expect(where, col, rec[col], v, "num")
+
+api_tasks = [load(l) for l in open(tasks_jsonl)]
+rows = read(task_file)
+head = rows[0]
+want_head = ["task_uid", "namespace", "name", "configuration", "experiment", "outcome", "attempts",
+    "retries", "interruptions", "restore_seconds", "cost_usd", "wasted_cost_usd", "completed_at"]
+if head != want_head:
+    errors.append("tasks header %r" % head)
+by_uid = {t["uid"]: t for t in api_tasks}
+if len(by_uid) != len(api_tasks) or len(api_tasks) != int(total):
+    errors.append("/tasks: %d tasks, %d distinct, total %s" % (len(api_tasks), len(by_uid), total))
+if sorted(r[0] for r in rows[1:]) != sorted(by_uid):
+    errors.append("task uids differ: CSV-only %r, API-only %r" % (
+        sorted(set(r[0] for r in rows[1:]) - set(by_uid)),
+        sorted(set(by_uid) - set(r[0] for r in rows[1:]))))
+tmap = {"task_uid": ("uid", "text"), "cost_usd": ("cost", "num"),
+        "wasted_cost_usd": ("wasted_cost", "num"), "attempts": ("attempts", "num"),
+        "retries": ("retries", "num"), "interruptions": ("interruptions", "num"),
+        "restore_seconds": ("restore_seconds", "num")}
+hostile = None
+for r in rows[1:]:
+    rec = dict(zip(head, r))
+    t = by_uid.get(rec["task_uid"])
+    if t is None:
+        continue
+    for col in head:
+        key, kind = tmap.get(col, (col, "text"))
+        expect("task " + rec["task_uid"], col, rec[col], t.get(key), kind)
+    if t["name"] == '=HYPERLINK("x")':
+        hostile = rec
+if hostile is None:
+    errors.append("the task =HYPERLINK(\"x\") is not in /api/v1/tasks or the CSV")
+elif hostile["name"] != "'=HYPERLINK(\"x\")" or hostile["experiment"] != "'@sum(1+1)":
+    errors.append("hostile cells read back as %r / %r" % (hostile["name"], hostile["experiment"]))
+
+for e in errors[:40]:
+    print("  " + e, file=sys.stderr)
+if errors:
+    sys.exit(1)
+print("e2e_csv: python csv: %d values compared with /api/v1/summary and /api/v1/tasks "
+      "(%d summary rows, %d task rows); the name reads back as %s" % (
+          compared, len(data), len(rows) - 1, hostile["name"]))
+PY
+
+# --- 4. LibreOffice Calc -------------------------------------------------------
+soffice=
+for c in soffice libreoffice; do
+  if command -v "$c" >/dev/null 2>&1; then soffice=$c; break; fi
+done
+if [ -z "$soffice" ]; then
+  note "LibreOffice (soffice) is not installed: spreadsheet part skipped (Debian: libreoffice-calc-nogui)"
+else
+  lo_profile="file://$dir/lo-profile"
+  # lo_convert OUTDIR EVALUATE(true|false) FILE.csv...: CSV (comma, '"', UTF-8, from
+  # line 1, en-US, quoted fields not forced to text, special numbers detected,
+  # formulas evaluated or not) -> .ods, one soffice run
+  lo_convert() {
+    out=$1; ev=$2; shift 2
+    mkdir -p "$out"
+    timeout -k 5 120 "$soffice" --headless --norestore --nolockcheck \
+      "-env:UserInstallation=$lo_profile" \
+      "--infilter=CSV:44,34,76,1,,1033,false,true,false,false,false,-1,$ev" \
+      --convert-to ods --outdir "$out" "$@" >"$out/log" 2>&1 ||
+      fail "soffice could not convert $*: $(tail -n 5 "$out/log")"
+    for f in "$@"; do
+      [ -s "$out/$(basename "$f" .csv).ods" ] || fail "soffice wrote no .ods for $(basename "$f"): $(cat "$out/log")"
+    done
+  }
+  # negative control: the same file without the apostrophe, so the check must see a formula
+  sed "s/\"'=HYPERLINK(\"\"x\"\")\"/\"=HYPERLINK(\"\"x\"\")\"/" "$task_file" >"$dir/control-tasks.csv"
+  lo_t0=$(date +%s)
+  lo_convert "$dir/lo-false" false "$sum_file" "$task_file"
+  lo_convert "$dir/lo-true" true "$sum_file" "$task_file"
+  lo_convert "$dir/lo-control" true "$dir/control-tasks.csv"
+  lo_t1=$(date +%s)
+  python3 - "$sum_file" "$task_file" "$dir" <<'PY' || fail "LibreOffice does not read the CSV files back as the same values (above)"
+import csv, os, sys, zipfile
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+
+sum_file, task_file, d = sys.argv[1:]
+NS = {"table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+      "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+      "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0"}
+T = "{%s}" % NS["table"]
+O = "{%s}" % NS["office"]
+TX = "{%s}" % NS["text"]
+
+def cells(ods):
+    """rows of (type, value, text, formula, has_link) from the first sheet of an .ods"""
+    with zipfile.ZipFile(ods) as z:
+        root = ET.fromstring(z.read("content.xml"))
+    sheet = root.find(".//table:table", NS)
+    out = []
+    for row in sheet.iter(T + "table-row"):
+        r = []
+        for c in row:
+            if c.tag not in (T + "table-cell", T + "covered-table-cell"):
+                continue
+            n = int(c.get(T + "number-columns-repeated", "1"))
+            text = "\n".join("".join(p.itertext()) for p in c.findall(TX + "p"))
+            link = c.find(".//" + TX + "a") is not None
+            cell = (c.get(O + "value-type"), c.get(O + "value"), text, c.get(T + "formula"), link)
+            r.extend([cell] * min(n, 64))
+        out.append(r)
+    return out
+
+errors = []
+checked = 0
+
+def compare(csv_path, ods_path, num_cols, label):
+    global checked
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    sheet = cells(ods_path)
+    head = rows[0]
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            vt, val, text, formula, link = sheet[i][j] if j < len(sheet[i]) else (None, None, "", None, False)
+            where = "%s row %d %s" % (label, i, head[j])
+            checked += 1
+            if formula is not None or link:
+                errors.append("%s: a formula or link %r (CSV %r)" % (where, formula, v))
+            elif v == "":
+                if vt is not None or text != "":
+                    errors.append("%s: CSV empty, sheet %r %r" % (where, vt, text))
+            elif i > 0 and head[j] in num_cols:
+                if vt not in ("float", "percentage", "currency") or Decimal(val) != Decimal(v):
+                    errors.append("%s: CSV %r, sheet %r %r" % (where, v, vt, val))
+            elif head[j] in ("from", "to", "completed_at"):
+                # a date-time cell may become a date; its instant must stay the same
+                if vt == "date":
+                    pass
+                elif text != v:
+                    errors.append("%s: CSV %r, sheet text %r" % (where, v, text))
+            else:
+                # a text cell: a string with the CSV's characters. Calc hides a leading
+                # apostrophe only when it would be read as a number or formula; either
+                # way the value must be the literal text, never evaluated.
+                if vt not in (None, "string") or text not in (v, v[1:] if v.startswith("'") else v):
+                    errors.append("%s: CSV %r, sheet %r %r" % (where, v, vt, text))
+
+sum_num = {"tasks_succeeded", "tasks_failed", "tasks_running", "attempts", "retries",
+    "interruptions", "duplicates", "cost_usd", "cost_per_successful_task_usd", "useful_cost_usd",
+    "restore_cost_usd", "wasted_cost_usd", "running_cost_usd", "idle_cost_usd",
+    "restore_seconds_total", "restore_seconds_p50", "restore_seconds_p95",
+    "savings_vs_on_demand_percent", "break_even_overhead_percent", "measured_overhead_percent"}
+task_num = {"attempts", "retries", "interruptions", "restore_seconds", "cost_usd",
+    "wasted_cost_usd"}
+hostile = {}
+for ev in ("false", "true"):
+    od = os.path.join(d, "lo-" + ev)
+    compare(sum_file, os.path.join(od, os.path.basename(sum_file)[:-4] + ".ods"), sum_num,
+            "summary (evaluate formulas %s)" % ev)
+    ods = os.path.join(od, os.path.basename(task_file)[:-4] + ".ods")
+    compare(task_file, ods, task_num, "tasks (evaluate formulas %s)" % ev)
+    for r in cells(ods):
+        if any("HYPERLINK" in c[2] for c in r):
+            hostile[ev] = [c for c in r if "HYPERLINK" in c[2]][0]
+# the negative control: without the apostrophe, evaluating formulas does make one
+ctl = None
+for r in cells(os.path.join(d, "lo-control", "control-tasks.ods")):
+    for c in r:
+        if c[3] is not None and "HYPERLINK" in c[3].upper():
+            ctl = c
+if ctl is None:
+    errors.append("negative control: Calc did not evaluate =HYPERLINK(\"x\") without the "
+                  "apostrophe, so this check could not see a formula")
+for e in errors[:40]:
+    print("  " + e, file=sys.stderr)
+if errors or len(hostile) != 2:
+    if len(hostile) != 2:
+        print("  the hostile cell was not found in the sheets: %r" % hostile, file=sys.stderr)
+    sys.exit(1)
+print("e2e_csv: LibreOffice: %d cells compared (2 imports each: evaluate formulas off/on); "
+      "the hostile cell is a %s %r with no formula or link (control without the apostrophe: "
+      "formula %r)" % (checked, hostile["true"][0], hostile["true"][2], ctl[3]))
+PY
+  note "LibreOffice $("$soffice" --version 2>/dev/null | awk '{print $2}' | head -n 1): 5 files converted to .ods in $((lo_t1 - lo_t0)) s"
+fi
+note "ok ($(($(date +%s) - t_start)) s)"
