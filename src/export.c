@@ -136,7 +136,7 @@ enum err export_summary_csv(const struct cost_result *r, const char *label, stru
     csv_time(&c, r->to);
     csv_text(&c, "on-demand");
     csv_text(&c, "counterfactual");
-    csv_int(&c, cf->tasks); /* as the API's tasks_succeeded of this row */
+    csv_int(&c, cf->tasks);     /* as the API's tasks_succeeded of this row */
     for (int i = 0; i < 6; i++) /* failed .. duplicates: not applicable */
         csv_text(&c, NULL);
     csv_money(&c, cf->cost);
