@@ -81,15 +81,8 @@ enum err calc_task_life(struct store *db, const struct config *cfg, int64_t from
     enum err rc = store_cost_load(db, from, to, calc_default_config(cfg), &out->data);
     if (rc != ERR_OK)
         return rc;
+    /* the loader brings every attempt of the touched tasks, and their nodes */
     int64_t lo = earliest_attempt(&out->data->in, from);
-    if (lo < from) {
-        store_cost_free(out->data);
-        out->data = NULL;
-        rc = store_cost_load(db, lo, to, calc_default_config(cfg), &out->data);
-        if (rc != ERR_OK)
-            return rc;
-        lo = earliest_attempt(&out->data->in, lo);
-    }
     build_od(out);
     struct cost_query q;
     memset(&q, 0, sizeof q);

@@ -375,6 +375,11 @@ static int cmp_wattempt(const void *pa, const void *pb) {
     return strcmp(a->a.uid ? a->a.uid : "", b->a.uid ? b->a.uid : "");
 }
 
+static _Thread_local const struct wattempt *sort_wa;
+static int cmp_wattempt_ix(const void *pa, const void *pb) {
+    return cmp_wattempt(&sort_wa[*(const int32_t *)pa], &sort_wa[*(const int32_t *)pb]);
+}
+
 /* qsort has no context argument (C11): the loader's thread-local one */
 static _Thread_local const struct wtask *sort_wt;
 static int cmp_touched(const void *pa, const void *pb) {
@@ -416,26 +421,32 @@ static void keep_touched(struct wload *w) {
         w->wa[na].a.task = out;
         na++;
     }
+    /* sort 4-byte indices, not 136-byte rows */
+    int32_t *ord = xcalloc(na + 1, sizeof *ord);
+    for (size_t i = 0; i < na; i++)
+        ord[i] = (int32_t)i;
+    sort_wa = w->wa;
     if (na > 1)
-        qsort(w->wa, na, sizeof *w->wa, cmp_wattempt);
+        qsort(ord, na, sizeof *ord, cmp_wattempt_ix);
+    sort_wa = NULL;
     d->attempts = xcalloc(na + 1, sizeof *d->attempts);
     size_t m = 0;
-    for (size_t i = 0; i < na; i++) {
+    for (size_t k = 0; k < na; k++) {
+        const struct cost_attempt *a = &w->wa[ord[k]].a;
         /* the same attempt never comes twice, but a bad row must not count double */
-        if (m && d->attempts[m - 1].task == w->wa[i].a.task && d->attempts[m - 1].uid &&
-            w->wa[i].a.uid && !strcmp(d->attempts[m - 1].uid, w->wa[i].a.uid))
+        if (m && d->attempts[m - 1].task == a->task && d->attempts[m - 1].uid && a->uid &&
+            !strcmp(d->attempts[m - 1].uid, a->uid))
             continue;
-        d->attempts[m++] = w->wa[i].a;
+        d->attempts[m++] = *a;
     }
+    free(ord);
     d->in.n_attempts = m;
 }
 
 static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
-                           int64_t span, enum cost_config dflt, const struct cost_index *node_ix) {
+                           int64_t span, int64_t life, enum cost_config dflt,
+                           const struct cost_index *node_ix) {
     enum err rc;
-    int64_t life = max_of(s, SQL_LIFE, &rc);
-    if (rc != ERR_OK)
-        return rc;
     struct wload w = {.d = d, .dflt = dflt, .node_ix = node_ix};
     sqlite3_stmt *st;
     /* 1. tasks that can be touched: completed in [from - span, to + life), or running */
@@ -527,13 +538,19 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
                      enum cost_config default_config, struct store_cost_data **out) {
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     struct cost_index *pool_ix = NULL, *node_ix = NULL;
-    int64_t back = 0;
+    int64_t back = 0, life = 0;
     sqlite3_stmt *st = NULL;
     enum err rc = load_pools(s, d);
     if (rc == ERR_OK && d->in.n_pools)
         rc = cost_index_new(&d->pools[0].id, sizeof d->pools[0], d->in.n_pools, &pool_ix);
+    if (rc == ERR_OK && !task_uid)
+        rc = lookback(s, &back);
+    if (rc == ERR_OK && !task_uid)
+        life = max_of(s, SQL_LIFE, &rc);
     if (rc == ERR_OK && !task_uid) {
-        rc = load_nodes(s, d, from, to, pool_ix);
+        /* every node an attempt of a touched task may have used, not only those
+         * of the window: whole-life task figures (calc_task_life) price them */
+        rc = load_nodes(s, d, from - back - life, to, pool_ix);
     } else if (rc == ERR_OK && (rc = store_stmt(s, SQL_TASK_NODES, &st)) == ERR_OK) {
         store_bind_text(st, 1, task_uid);
         rc = read_nodes(s, st, d, pool_ix);
@@ -541,9 +558,7 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     if (rc == ERR_OK && d->in.n_nodes)
         rc = cost_index_new(&d->nodes[0].name, sizeof d->nodes[0], d->in.n_nodes, &node_ix);
     if (rc == ERR_OK && !task_uid) {
-        rc = lookback(s, &back);
-        if (rc == ERR_OK)
-            rc = load_tasks(s, d, from, to, back, default_config, node_ix);
+        rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
     } else if (rc == ERR_OK && (rc = store_stmt(s, SQL_TASK_ONE, &st)) == ERR_OK) {
         store_bind_text(st, 1, task_uid);
         rc = read_tasks(s, st, d, default_config, node_ix);
