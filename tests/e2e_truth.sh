@@ -7,7 +7,8 @@
 # total stored from DigitalOcean's billing API.
 #
 # Cases: the 12 h scenario with one reclaim; the same with no reclaim; many
-# reclaims with checkpointing; and the first again through every fault spotsim
+# reclaims with checkpointing; a 60 s TTL with fast pod GC through dropped
+# watches, 410s and duplicate events; and the first again through every fault spotsim
 # injects (20 % 5xx, 10 % 429, 5 % truncated bodies, dropped watches, 410s on
 # watches, duplicate events) — the fault suite of the proof issue.
 set -eu
@@ -149,6 +150,10 @@ fx="$root/tests/fixtures/sim"
 run_case one-reclaim "$fx/small.json"
 run_case no-reclaim "$fx/no_reclaim.json"
 run_case many-reclaims "$fx/many_reclaims.json"
+# Jobs deleted 60 s after they finish and pods garbage-collected 10 s after their
+# node: outcomes exist only in the watch stream (the Kubernetes issue's acceptance)
+run_case short-ttl "$fx/short_ttl.json" --fault-watch-drop 0.05 --fault-watch-410 0.05 \
+  --fault-watch-dup 0.1
 run_case faults "$fx/small.json" --fault-5xx 0.2 --fault-429 0.1 --fault-truncate 0.05 \
   --fault-watch-drop 0.05 --fault-watch-410 0.05 --fault-watch-dup 0.1
 faults=$(jq -c '.faults_injected' "$dir/faults/sim.status")
