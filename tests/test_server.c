@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
+#include "api.h"
 #include "app.h"
 #include "buf.h"
 #include "config.h"
@@ -242,12 +243,60 @@ static void test_safe_paths(void **state) {
     assert_string_equal(static_mime_type("x"), "application/octet-stream");
 }
 
+/* A NUL byte (%00) in the path or a query value used to be cut off by the C
+ * strings libmicrohttpd hands over: /index.html%00.js served index.html and
+ * window=7d%00junk read as window=7d. Now the raw URI is checked: 400. */
+static void test_nul_in_url(void **state) {
+    struct fx *f = *state;
+    static const char *const paths[] = {"/index.html%00.js",
+                                        "/%00",
+                                        "/healthz?x=%00",
+                                        "/api/v1/summary?window=7d%00junk",
+                                        "/api/v1/summary?experiment=a%00b",
+                                        "/app.js%2500",
+                                        "/api/v1/summary?x%00y=1"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct reply r;
+        fetch(f, "GET", paths[i], NULL, &r);
+        long want = strstr(paths[i], "%25") ? 404 : 400;
+        if (r.status != want)
+            fail_msg("%s: HTTP %ld, want %ld", paths[i], r.status, want);
+        assert_non_null(strstr(buf_str(&r.body), "\"error\":{\"code\":"));
+        reply_free(&r);
+    }
+}
+
+/* POST /api/v1/poll took any parameter (POST /api/v1/poll?x=1 -> 202); routes
+ * refuse unknown parameters, so a typo is never silently ignored. */
+static void test_poll_params(void **state) {
+    struct fx *f = *state;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    request_add_param(&req, "x", "1");
+    api_poll_now(&req, &resp);
+    assert_int_equal(resp.status, 400);
+    assert_non_null(strstr(buf_str(&resp.body), "unknown parameter 'x'"));
+    response_release(&resp);
+    request_release(&req);
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    api_poll_now(&req, &resp);
+    assert_int_equal(resp.status, 202);
+    response_release(&resp);
+    request_release(&req);
+}
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_health),     cmocka_unit_test(test_readyz_waits_for_sources),
-        cmocka_unit_test(test_errors),     cmocka_unit_test(test_static),
-        cmocka_unit_test(test_safe_paths),
+        cmocka_unit_test(test_health),      cmocka_unit_test(test_readyz_waits_for_sources),
+        cmocka_unit_test(test_errors),      cmocka_unit_test(test_static),
+        cmocka_unit_test(test_safe_paths),  cmocka_unit_test(test_nul_in_url),
+        cmocka_unit_test(test_poll_params),
     };
     int rc = cmocka_run_group_tests_name("server", tests, setup, teardown);
     curl_global_cleanup();

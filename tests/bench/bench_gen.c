@@ -219,8 +219,8 @@ static void put_pod(struct buf *b, const struct k8s_ids *j, int attempt, long rv
         "\"imageID\":\"registry.digitalocean.com/acme/train@sha256:%016llx%016llx\","
         "\"containerID\":\"containerd://%016llx\",\"started\":false}],\"qosClass\":"
         "\"Burstable\"}}",
-        j->job_name, sfx, j->job_name, uid, rv, c, j->job_uid, j->job_name, j->job_uid,
-        j->job_name, j->job_name, j->job_uid, c, j->job_uid, fin, ip, sfx, sfx, node,
+        j->job_name, sfx, j->job_name, uid, rv, c, j->job_uid, j->job_name, j->job_uid, j->job_name,
+        j->job_name, j->job_uid, c, j->job_uid, fin, ip, sfx, sfx, node,
         ok ? "Succeeded" : "Failed", fin, sc, fin, fin, sc,
         ok ? ""
            : ",{\"type\":\"DisruptionTarget\",\"status\":\"True\",\"lastProbeTime\":null,"
@@ -245,8 +245,9 @@ static int write_file(const char *path, const struct buf *b) {
 
 static void list_head(struct buf *b, const char *kind, const char *api) {
     buf_reset(b);
-    buf_printf(b, "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
-                  "\"%d\"%%CONT%%},\"items\":[",
+    buf_printf(b,
+               "{\"kind\":\"%s\",\"apiVersion\":\"%s\",\"metadata\":{\"resourceVersion\":"
+               "\"%d\"%%CONT%%},\"items\":[",
                kind, api, 987654321);
 }
 
@@ -258,8 +259,9 @@ static int finish_page(struct buf *b, const char *dir, const char *what, long pa
     buf_init(&out, 0);
     buf_append(&out, b->data, (size_t)(ph - b->data));
     if (!last)
-        buf_printf(&out, ",\"continue\":\"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTg3NjU0MzIxLCJzdGFy"
-                         "dCI6IiVsZCJ9-%s-%ld\"",
+        buf_printf(&out,
+                   ",\"continue\":\"eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6OTg3NjU0MzIxLCJzdGFy"
+                   "dCI6IiVsZCJ9-%s-%ld\"",
                    what, page + 1);
     buf_puts(&out, ph + 6);
     char path[1024];
@@ -276,8 +278,7 @@ int bench_gen_k8s(const char *dir, long jobs, long pods, long limit, uint64_t se
         return -1;
     for (long i = 0; i < jobs; i++) {
         uuid(ids[i].job_uid);
-        snprintf(ids[i].job_name, sizeof ids[i].job_name, "train-%s-%06ld",
-                 configs[i % 3], i);
+        snprintf(ids[i].job_name, sizeof ids[i].job_name, "train-%s-%06ld", configs[i % 3], i);
         ids[i].t0 = BENCH_T0 + i * 1500;
         ids[i].config = (int)(i % 3);
     }
@@ -538,8 +539,7 @@ int bench_gen_db(const char *path, long ntasks, long nnodes, uint64_t seed) {
     sqlite3_finalize(at);
     sqlite3_finalize(pl);
     if (rc == 0)
-        rc = exec_sql(db, "COMMIT") ||
-             exec_sql(db, "PRAGMA wal_checkpoint(TRUNCATE)");
+        rc = exec_sql(db, "COMMIT") || exec_sql(db, "PRAGMA wal_checkpoint(TRUNCATE)");
     else
         exec_sql(db, "ROLLBACK");
     store_free(s);

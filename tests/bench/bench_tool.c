@@ -230,8 +230,7 @@ int main(int argc, char **argv) {
         return bench_gen_k8s(argv[2], num(argv[3]), num(argv[4]), num(argv[5]),
                              strtoull(argv[6], NULL, 10)) != 0;
     if (argc == 6 && !strcmp(argv[1], "gen-db"))
-        return bench_gen_db(argv[2], num(argv[3]), num(argv[4]),
-                            strtoull(argv[5], NULL, 10)) != 0;
+        return bench_gen_db(argv[2], num(argv[3]), num(argv[4]), strtoull(argv[5], NULL, 10)) != 0;
     if (argc == 4 && !strcmp(argv[1], "ingest"))
         return cmd_ingest(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "bare"))
