@@ -140,12 +140,12 @@ static int cmd_bare(const char *dir) {
     for (size_t i = 0; i < n; i++) {
         json_tokener *tok = json_tokener_new_ex(K8S_JSON_DEPTH);
         json_object *o = json_tokener_parse_ex(tok, p[i].data, (int)p[i].len);
+        json_tokener_free(tok);
         json_object *arr;
         if (!o || !json_object_object_get_ex(o, "items", &arr))
             return fprintf(stderr, "bench_tool: bare parse failed on page %zu\n", i), 1;
         items += json_object_array_length(arr);
         json_object_put(o);
-        json_tokener_free(tok);
     }
     printf("bare_ms=%.1f pages=%zu items=%zu bytes=%zu\n", now_ms() - t0, n, items, bytes);
     return 0;
