@@ -128,6 +128,8 @@ run: all
 test: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
 	@$(MAKE) --no-print-directory format-check
+	@echo "fuzz-smoke: every libFuzzer harness for $(FUZZ_SMOKE_SECONDS) s (tests/fuzz/run_fuzz.sh)"
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@sh tests/run_tests.sh build/san
 
 check: test

@@ -198,10 +198,11 @@ wrk_run() { # url -> "req/s p99"
               else if (p ~ /s$/) {sub(/s$/, "", p); p *= 1000}; p99 = p}
     END {printf "%s %s\n", rps + 0, p99 + 0}'
 }
-for path in "/api/v1/summary?$wk" /healthz; do
+# /healthz first: slow summaries queued by wrk keep the server busy after wrk stops
+for path in /healthz "/api/v1/summary?$wk"; do
   npath=${path%%\?*}
-  set -- $(wrk_run "$base$path"); l_rps=$1; l_p99=$2
   set -- $(wrk_run "http://127.0.0.1:$port$npath"); n_rps=$1; n_p99=$2
+  set -- $(wrk_run "$base$path"); l_rps=$1; l_p99=$2
   row "wrk $npath requests/s" "$l_rps" "nginx, same bytes" "$n_rps" "$(ratio "$l_rps" "$n_rps")" \
     ">= 0.5"
   row "wrk $npath p99 latency" "$l_p99" "nginx p99" "$n_p99" "$(ratio "$l_p99" "$n_p99")" ""
