@@ -290,13 +290,53 @@ static void test_poll_params(void **state) {
     request_release(&req);
 }
 
+/* POST /api/v1/exports?week=... judged "over" by the wall clock when no poll had
+ * succeeded yet (api_now's fallback): a restarted service wrote the week's files
+ * from an empty view (every figure 0) and recorded them, so the exporter never
+ * rewrote them (found by e2e_crash). A re-export needs the source clock: 409. */
+static void test_export_needs_source_clock(void **state) {
+    struct fx *f = *state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/exports", f->dir);
+    mkdir(dir, 0755);
+    f->cfg.export_dir = strdup(dir);
+    /* a fresh database: no poll has succeeded yet */
+    char db[160];
+    snprintf(db, sizeof db, "%s/fresh.db", f->dir);
+    struct store *wr = NULL, *rd = NULL;
+    assert_int_equal(store_open(db, STORE_WRITER, &wr, NULL), ERR_OK);
+    assert_int_equal(store_open(db, STORE_READER, &rd, NULL), ERR_OK);
+    f->app.writer = wr;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    req.db = rd;
+    req.now = 1795000000; /* 2026-11-19: the wall clock says week 46 is over */
+    request_add_param(&req, "week", "2026-W46");
+    api_export_run(&req, &resp);
+    assert_int_equal(resp.status, 409);
+    assert_non_null(strstr(buf_str(&resp.body), "no_source_time"));
+    char path[192];
+    snprintf(path, sizeof path, "%s/spotledger-2026-W46-summary.csv", dir);
+    assert_int_equal(access(path, F_OK), -1);
+    response_release(&resp);
+    request_release(&req);
+    store_free(rd);
+    store_free(wr);
+    f->app.writer = NULL;
+    free(f->cfg.export_dir);
+    f->cfg.export_dir = NULL;
+}
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_health),      cmocka_unit_test(test_readyz_waits_for_sources),
         cmocka_unit_test(test_errors),      cmocka_unit_test(test_static),
         cmocka_unit_test(test_safe_paths),  cmocka_unit_test(test_nul_in_url),
-        cmocka_unit_test(test_poll_params),
+        cmocka_unit_test(test_poll_params), cmocka_unit_test(test_export_needs_source_clock),
     };
     int rc = cmocka_run_group_tests_name("server", tests, setup, teardown);
     curl_global_cleanup();
