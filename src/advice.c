@@ -1046,6 +1046,80 @@ static int cmp_finding(const void *a, const void *b) {
     return r ? r : strcmp(x->object, y->object);
 }
 
+/* --- grouping: one finding per workload, not per Job ------------------------
+ * Batch systems create Jobs from one template with generated names
+ * ("train-0001", "train-0002"...): a mistake in the template is one mistake. Job
+ * findings of the same rule and severity whose names differ only in a trailing
+ * "-<digits>" are merged into one finding on "<namespace>/<base>-*", whose
+ * evidence keeps the first Job's evidence and lists the count and examples. */
+
+#define ADVICE_GROUP_EXAMPLES 5
+
+/* Length of the "<namespace>/<base>" part of a Job object, or 0 when the name
+ * has no numeric suffix to group on. */
+static size_t group_prefix(const char *object) {
+    const char *slash = strchr(object, '/');
+    size_t n = strlen(object), i = n;
+    if (!slash)
+        return 0;
+    while (i > 0 && object[i - 1] >= '0' && object[i - 1] <= '9')
+        i--;
+    if (i == n || i == 0 || object[i - 1] != '-' || object + i - 1 <= slash + 1)
+        return 0;
+    return i - 1;
+}
+
+static bool same_group(const struct advice_finding *a, const struct advice_finding *b,
+                       size_t plen) {
+    return a->severity == b->severity && a->rule == b->rule && group_prefix(b->object) == plen &&
+           strncmp(a->object, b->object, plen) == 0;
+}
+
+static void group_job_findings(struct advice_result *r) {
+    size_t out = 0;
+    for (size_t i = 0; i < r->n;) {
+        struct advice_finding *f = &r->v[i];
+        size_t plen = group_prefix(f->object), j = i + 1;
+        while (plen && j < r->n && same_group(f, &r->v[j], plen))
+            j++;
+        if (j - i >= 2) {
+            struct ev e;
+            ev_begin(&e);
+            jsonw_kint(&e.w, "jobs", (int64_t)(j - i));
+            jsonw_key(&e.w, "examples");
+            jsonw_arr(&e.w);
+            for (size_t k = i; k < j && k < i + ADVICE_GROUP_EXAMPLES; k++)
+                jsonw_str(&e.w, r->v[k].object);
+            jsonw_arr_end(&e.w);
+            ev_json(&e, "first", f->evidence);
+            char *object = fmt("%.*s-*", (int)plen, f->object);
+            char *title = fmt("%s (and %zu more Jobs like it)", f->title, j - i - 1);
+            char *evidence = ev_end(&e);
+            r->counts[f->severity] -= (int64_t)(j - i - 1);
+            for (size_t k = i + 1; k < j; k++) {
+                free(r->v[k].object);
+                free(r->v[k].id);
+                free(r->v[k].title);
+                free(r->v[k].evidence);
+                free(r->v[k].fix);
+            }
+            free(f->object);
+            free(f->id);
+            free(f->title);
+            free(f->evidence);
+            f->object = object;
+            f->id = fmt("%s:%s", f->rule, object);
+            f->title = title;
+            f->evidence = evidence;
+        }
+        if (out != i)
+            r->v[out] = *f;
+        out++;
+        i = j;
+    }
+    r->n = out;
+}
+
 enum err advice_run(const struct advice_input *in, struct advice_result **out) {
     if ((!in->pools && in->n_pools) || (!in->sizes && in->n_sizes) || (!in->nodes && in->n_nodes) ||
         (!in->reclaims && in->n_reclaims) || (!in->jobs && in->n_jobs) ||
@@ -1064,6 +1138,7 @@ enum err advice_run(const struct advice_input *in, struct advice_result **out) {
     rule_pdb(&c);
     if (c.r->n > 1)
         qsort(c.r->v, c.r->n, sizeof *c.r->v, cmp_finding);
+    group_job_findings(c.r);
     *out = c.r;
     return ERR_OK;
 }

@@ -48,6 +48,10 @@ void api_node_counts(struct request *req, struct response *resp);
 void api_exports(struct request *req, struct response *resp);
 void api_export_csv(struct request *req, struct response *resp);
 void api_export_run(struct request *req, struct response *resp); /* POST, admin */
-void api_advice(struct request *req, struct response *resp);     /* api_advice.c */
+void api_reconciliation(struct request *req, struct response *resp);
+/* Writes the reconciliation of the invoice periods (months) [from, to) touches
+ * that an invoice covers, newest first, as a JSON array, or null. */
+void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, int64_t to);
+void api_advice(struct request *req, struct response *resp); /* api_advice.c */
 
 #endif

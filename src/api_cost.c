@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "jsonw.h"
 #include "config.h"
 #include "log.h"
 #include "report.h"
@@ -79,7 +80,26 @@ static void report_route(struct request *req, struct response *resp, report_fn f
 }
 
 void api_summary(struct request *req, struct response *resp) {
-    report_route(req, resp, report_summary_json, NULL);
+    struct api_query q;
+    struct calc c;
+    if (!api_query_parse(req, resp, &q, NULL))
+        return;
+    if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
+        return;
+    enum err rc = report_summary_json(c.res, &resp->body);
+    calc_release(&c);
+    if (rc != ERR_OK || resp->body.len == 0 || resp->body.data[resp->body.len - 1] != '}') {
+        response_error(resp, 500, "internal", "cannot write the summary");
+        return;
+    }
+    /* add the window's reconciliation to the summary object */
+    resp->body.len--;
+    buf_puts(&resp->body, ",\"reconciliation\":");
+    struct jsonw w;
+    jsonw_init(&w, &resp->body);
+    api_reconcile_window(req, &w, q.w.from, q.w.to);
+    buf_puts(&resp->body, "}\n");
+    response_json(resp, w.rc == ERR_OK ? 200 : 500);
 }
 
 void api_nodes(struct request *req, struct response *resp) {

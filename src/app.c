@@ -14,9 +14,11 @@ void app_init(struct app *app) {
     pthread_condattr_destroy(&attr);
     app->wake_gen = 0;
     app->stopping = false;
+    metrics_cache_init(&app->metrics);
 }
 
 void app_release(struct app *app) {
+    metrics_cache_release(&app->metrics);
     pthread_cond_destroy(&app->wake_cond);
     pthread_mutex_destroy(&app->wake_lock);
     pthread_mutex_destroy(&app->writer_lock);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "metrics_cost.h"
+
 struct config;
 struct store;
 
@@ -34,6 +36,7 @@ struct app {
     void (*wakers[4])(void *ctx);
     void *waker_ctx[4];
     int n_wakers;
+    struct metrics_cache metrics; /* closed weeks' counters for /metrics */
 };
 
 /* Registers fn(ctx) to be called by app_wake. Main thread, before the server. */

@@ -6,6 +6,7 @@
 #include "api_advice.h"
 #include "app.h"
 #include "config.h"
+#include "metrics_cost.h"
 #include "promw.h"
 #include "store_read.h"
 
@@ -75,6 +76,8 @@ void metrics_handle(struct request *req, struct response *resp) {
         promw_sample_int(b, "spotledger_start_time_seconds", NULL, req->app->started_at);
     }
     poll_metrics(req, b);
+    if (req->app)
+        metrics_cost_write(req, &req->app->metrics, b);
     advice_metrics(req, b);
     resp->status = 200;
     resp->content_type = "text/plain; version=0.0.4; charset=utf-8";

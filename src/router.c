@@ -37,6 +37,7 @@ static const struct route routes[] = {
     {"/api/v1/timeseries", M_GET, AUTH_READ, api_timeseries},
     {"/api/v1/node_counts", M_GET, AUTH_READ, api_node_counts},
     {"/api/v1/export.csv", M_GET, AUTH_READ, api_export_csv},
+    {"/api/v1/reconciliation", M_GET, AUTH_READ, api_reconciliation},
     {"/api/v1/exports", M_GET, AUTH_READ, api_exports},
     {"/api/v1/exports", M_POST, AUTH_ADMIN, api_export_run},
     {"/api/v1/advice", M_GET, AUTH_READ, api_advice},

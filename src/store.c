@@ -108,6 +108,47 @@ char *store_column_dup(sqlite3_stmt *st, int col) {
     return xstrndup((const char *)t, (size_t)sqlite3_column_bytes(st, col));
 }
 
+int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt) {
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
+}
+
+struct store_arena {
+    struct store_arena *next;
+    size_t used, cap;
+    char data[];
+};
+
+const char *store_arena_dup(struct store_arena **a, const char *s, size_t n) {
+    if (!*a || (*a)->cap - (*a)->used < n + 1) {
+        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        struct store_arena *b = xmalloc(sizeof *b + cap);
+        b->next = *a;
+        b->used = 0;
+        b->cap = cap;
+        *a = b;
+    }
+    char *p = (*a)->data + (*a)->used;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    (*a)->used += n + 1;
+    return p;
+}
+
+const char *store_arena_col(struct store_arena **a, sqlite3_stmt *st, int col) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (!t)
+        return NULL;
+    return store_arena_dup(a, (const char *)t, (size_t)sqlite3_column_bytes(st, col));
+}
+
+void store_arena_free(struct store_arena *a) {
+    while (a) {
+        struct store_arena *n = a->next;
+        free(a);
+        a = n;
+    }
+}
+
 static enum err exec(struct store *s, const char *sql, const char *what) {
     char *msg = NULL;
     int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);

@@ -81,26 +81,8 @@ static const char SQL_CLUSTER[] =
     "SELECT coalesce(name, id) FROM clusters ORDER BY (id = ?1) DESC, last_seen DESC, id LIMIT 1";
 // clang-format on
 
-#define GROW(arr, n, cap)                                                                          \
-    do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap)*2 : 64;                                                          \
-            (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                        \
-        }                                                                                          \
-    } while (0)
-
-/* Column text kept in d (freed by store_advice_free); NULL for SQL NULL. */
 static const char *keep(struct store_advice_data *d, sqlite3_stmt *st, int col) {
-    char *s = store_column_dup(st, col);
-    if (!s)
-        return NULL;
-    GROW(d->strs, d->n_strs, d->cap_strs);
-    d->strs[d->n_strs++] = s;
-    return s;
-}
-
-static int64_t col_or(sqlite3_stmt *st, int col, int64_t dflt) {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
+    return store_arena_col(&d->arena, st, col);
 }
 
 static bool col_is(sqlite3_stmt *st, int col, const char *v) {
@@ -111,9 +93,7 @@ static bool col_is(sqlite3_stmt *st, int col, const char *v) {
 void store_advice_free(struct store_advice_data *d) {
     if (!d)
         return;
-    for (size_t i = 0; i < d->n_strs; i++)
-        free(d->strs[i]);
-    free(d->strs);
+    store_arena_free(d->arena);
     free(d->pools);
     free(d->sizes);
     free(d->nodes);
@@ -136,7 +116,7 @@ static enum err load_pools(struct store *s, struct store_advice_data *d) {
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        GROW(d->pools, d->in.n_pools, cap);
+        STORE_GROW(d->pools, d->in.n_pools, cap);
         struct advice_pool *p = &d->pools[d->in.n_pools++];
         memset(p, 0, sizeof *p);
         p->id = keep(d, st, 0);
@@ -144,14 +124,14 @@ static enum err load_pools(struct store *s, struct store_advice_data *d) {
         p->size = keep(d, st, 2);
         p->cluster_id = keep(d, st, 3);
         p->spot = col_is(st, 4, "spot");
-        p->auto_scale = col_or(st, 5, 0) != 0;
-        p->min_nodes = col_or(st, 6, -1);
-        p->max_nodes = col_or(st, 7, -1);
-        p->node_count = col_or(st, 8, -1);
+        p->auto_scale = store_col_or(st, 5, 0) != 0;
+        p->min_nodes = store_col_or(st, 6, -1);
+        p->max_nodes = store_col_or(st, 7, -1);
+        p->node_count = store_col_or(st, 8, -1);
         p->labels_json = keep(d, st, 9);
         p->taints_json = keep(d, st, 10);
-        p->price_hourly = col_or(st, 11, 0);
-        p->deleted_at = col_or(st, 12, 0);
+        p->price_hourly = store_col_or(st, 11, 0);
+        p->deleted_at = store_col_or(st, 12, 0);
     }
     return finish(s, st, r, "advice pools");
 }
@@ -164,14 +144,14 @@ static enum err load_sizes(struct store *s, struct store_advice_data *d) {
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        GROW(d->sizes, d->in.n_sizes, cap);
+        STORE_GROW(d->sizes, d->in.n_sizes, cap);
         struct advice_size *z = &d->sizes[d->in.n_sizes++];
         z->slug = keep(d, st, 0);
-        z->vcpus = col_or(st, 1, -1);
-        z->memory_mb = col_or(st, 2, -1);
-        z->gpu_count = col_or(st, 3, -1);
+        z->vcpus = store_col_or(st, 1, -1);
+        z->memory_mb = store_col_or(st, 2, -1);
+        z->gpu_count = store_col_or(st, 3, -1);
         z->gpu_model = keep(d, st, 4);
-        z->gpu_vram_gb = col_or(st, 5, -1);
+        z->gpu_vram_gb = store_col_or(st, 5, -1);
     }
     return finish(s, st, r, "advice sizes");
 }
@@ -185,14 +165,14 @@ static enum err load_nodes(struct store *s, struct store_advice_data *d, int64_t
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        GROW(d->nodes, d->in.n_nodes, cap);
+        STORE_GROW(d->nodes, d->in.n_nodes, cap);
         struct advice_node *n = &d->nodes[d->in.n_nodes++];
         n->name = keep(d, st, 0);
         n->pool_id = keep(d, st, 1);
         n->spot = col_is(st, 2, "spot");
-        n->created_at = col_or(st, 3, 0);
-        n->ready_at = col_or(st, 4, 0);
-        n->deleted_at = col_or(st, 5, 0);
+        n->created_at = store_col_or(st, 3, 0);
+        n->ready_at = store_col_or(st, 4, 0);
+        n->deleted_at = store_col_or(st, 5, 0);
     }
     return finish(s, st, r, "advice nodes");
 }
@@ -208,11 +188,11 @@ static enum err load_reclaims(struct store *s, struct store_advice_data *d, int6
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        GROW(d->reclaims, d->in.n_reclaims, cap);
+        STORE_GROW(d->reclaims, d->in.n_reclaims, cap);
         struct advice_reclaim *x = &d->reclaims[d->in.n_reclaims++];
         x->pool_id = keep(d, st, 0);
-        x->detected_at = col_or(st, 1, 0);
-        x->signal_at = col_or(st, 2, 0);
+        x->detected_at = store_col_or(st, 1, 0);
+        x->signal_at = store_col_or(st, 2, 0);
     }
     return finish(s, st, r, "advice reclaims");
 }
@@ -233,7 +213,7 @@ static enum err load_jobs(struct store *s, struct store_advice_data *d, int64_t 
             d->jobs_truncated = true;
             continue;
         }
-        GROW(d->jobs, d->in.n_jobs, cap);
+        STORE_GROW(d->jobs, d->in.n_jobs, cap);
         struct advice_job *j = &d->jobs[d->in.n_jobs++];
         memset(j, 0, sizeof *j);
         j->uid = keep(d, st, 0);
@@ -242,18 +222,18 @@ static enum err load_jobs(struct store *s, struct store_advice_data *d, int64_t 
         const char *c = (const char *)sqlite3_column_text(st, 3);
         if (!c || cost_config_parse(c, &j->config) != ERR_OK)
             j->config = dflt;
-        j->backoff_limit = col_or(st, 4, -1);
-        j->ttl_after_finished = col_or(st, 5, -1);
-        j->has_pod_failure_policy = col_or(st, 6, 0) != 0;
-        j->pfp_ignores_disruption = col_or(st, 7, 0) != 0;
+        j->backoff_limit = store_col_or(st, 4, -1);
+        j->ttl_after_finished = store_col_or(st, 5, -1);
+        j->has_pod_failure_policy = store_col_or(st, 6, 0) != 0;
+        j->pfp_ignores_disruption = store_col_or(st, 7, 0) != 0;
         j->spec_json = keep(d, st, 8);
-        j->tasks = col_or(st, 9, 0);
-        j->tasks_failed = col_or(st, 10, 0);
-        j->outcomes_lost = col_or(st, 11, 0);
-        j->last_seen = col_or(st, 12, 0);
-        j->attempts = col_or(st, 13, 0);
-        j->interrupted = col_or(st, 14, 0);
-        j->checkpoint_reports = col_or(st, 15, 0);
+        j->tasks = store_col_or(st, 9, 0);
+        j->tasks_failed = store_col_or(st, 10, 0);
+        j->outcomes_lost = store_col_or(st, 11, 0);
+        j->last_seen = store_col_or(st, 12, 0);
+        j->attempts = store_col_or(st, 13, 0);
+        j->interrupted = store_col_or(st, 14, 0);
+        j->checkpoint_reports = store_col_or(st, 15, 0);
     }
     return finish(s, st, r, "advice jobs");
 }
@@ -268,7 +248,7 @@ static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t s
     sqlite3_bind_int64(st, 2, until);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
-        d->in.watch_lag_seconds = col_or(st, 1, 0) > 0 ? col_or(st, 0, -1) : -1;
+        d->in.watch_lag_seconds = store_col_or(st, 1, 0) > 0 ? store_col_or(st, 0, -1) : -1;
         r = SQLITE_DONE;
     }
     return finish(s, st, r, "advice lag");
@@ -311,8 +291,7 @@ enum err store_advice_load(struct store *s, int64_t since, int64_t until,
         return rc;
     }
     if (!d->in.cluster && cluster_id) {
-        GROW(d->strs, d->n_strs, d->cap_strs);
-        d->in.cluster = d->strs[d->n_strs++] = xstrdup(cluster_id);
+        d->in.cluster = store_arena_dup(&d->arena, cluster_id, strlen(cluster_id));
     }
     d->in.pools = d->pools;
     d->in.sizes = d->sizes;

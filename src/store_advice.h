@@ -45,8 +45,7 @@ struct store_advice_data {
     struct advice_node *nodes;
     struct advice_reclaim *reclaims;
     struct advice_job *jobs;
-    char **strs;
-    size_t n_strs, cap_strs;
+    struct store_arena *arena; /* the strings the arrays borrow */
 };
 
 /* *out is new on ERR_OK (store_advice_free); untouched on error. cluster_id

@@ -1,54 +1,15 @@
 #include "store_cost.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_internal.h"
 #include "xalloc.h"
 
-/* ---- a string arena: one malloc per 64 KiB of strings -------------------- */
-struct store_cost_arena {
-    struct store_cost_arena *next;
-    size_t used, cap;
-    char data[];
-};
-
-static const char *arena_dup(struct store_cost_arena **a, sqlite3_stmt *st, int col) {
-    const unsigned char *t = sqlite3_column_text(st, col);
-    if (!t)
-        return NULL;
-    size_t n = (size_t)sqlite3_column_bytes(st, col) + 1;
-    if (!*a || (*a)->cap - (*a)->used < n) {
-        size_t cap = n > 65536 ? n : 65536;
-        struct store_cost_arena *b = xmalloc(sizeof *b + cap);
-        b->next = *a;
-        b->used = 0;
-        b->cap = cap;
-        *a = b;
-    }
-    char *p = (*a)->data + (*a)->used;
-    memcpy(p, t, n - 1);
-    p[n - 1] = '\0';
-    (*a)->used += n;
-    return p;
-}
-
 static int64_t col_time(sqlite3_stmt *st, int col) {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, col);
+    return store_col_or(st, col, 0);
 }
-
-static int64_t col_or(sqlite3_stmt *st, int col, int64_t dflt) {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
-}
-
-/* growable array helper */
-#define GROW(arr, n, cap)                                                                          \
-    do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap)*2 : 256;                                                         \
-            (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                        \
-        }                                                                                          \
-    } while (0)
 
 void store_cost_free(struct store_cost_data *d) {
     if (!d)
@@ -59,12 +20,7 @@ void store_cost_free(struct store_cost_data *d) {
     free(d->task_names);
     free(d->attempts);
     free(d->od_sizes);
-    struct store_cost_arena *a = d->arena;
-    while (a) {
-        struct store_cost_arena *n = a->next;
-        free(a);
-        a = n;
-    }
+    store_arena_free(d->arena);
     free(d);
 }
 
@@ -137,12 +93,12 @@ static enum err load_pools(struct store *s, struct store_cost_data *d) {
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        GROW(d->pools, d->in.n_pools, cap);
+        STORE_GROW(d->pools, d->in.n_pools, cap);
         struct cost_pool *p = &d->pools[d->in.n_pools++];
         memset(p, 0, sizeof *p);
-        p->id = arena_dup(&d->arena, st, 0);
-        p->name = arena_dup(&d->arena, st, 1);
-        p->size = arena_dup(&d->arena, st, 2);
+        p->id = store_arena_col(&d->arena, st, 0);
+        p->name = store_arena_col(&d->arena, st, 1);
+        p->size = store_arena_col(&d->arena, st, 2);
         const unsigned char *ct = sqlite3_column_text(st, 3);
         p->capacity = ct && !strcmp((const char *)ct, "spot") ? COST_CAP_SPOT : COST_CAP_ON_DEMAND;
         p->price_hourly = col_time(st, 4);
@@ -160,10 +116,10 @@ static enum err read_nodes(struct store *s, sqlite3_stmt *st, struct store_cost_
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        GROW(d->nodes, d->in.n_nodes, cap);
+        STORE_GROW(d->nodes, d->in.n_nodes, cap);
         struct cost_node *n = &d->nodes[d->in.n_nodes++];
         memset(n, 0, sizeof *n);
-        n->name = arena_dup(&d->arena, st, 0);
+        n->name = store_arena_col(&d->arena, st, 0);
         const char *pool = (const char *)sqlite3_column_text(st, 1);
         n->pool = pool && pool_ix ? cost_index_find(pool_ix, pool) : -1;
         n->price_hourly = col_time(st, 2);
@@ -173,8 +129,8 @@ static enum err read_nodes(struct store *s, sqlite3_stmt *st, struct store_cost_
         n->do_deleted_at = col_time(st, 6);
         n->not_ready_at = col_time(st, 7);
         n->cordoned_at = col_time(st, 8);
-        n->gpu_allocatable = col_or(st, 9, 0);
-        n->cpu_allocatable_milli = col_or(st, 10, 0);
+        n->gpu_allocatable = store_col_or(st, 9, 0);
+        n->cpu_allocatable_milli = store_col_or(st, 10, 0);
         if (n->gpu_allocatable < 0)
             n->gpu_allocatable = 0;
         if (n->cpu_allocatable_milli < 0)
@@ -207,7 +163,7 @@ static enum err lookback(struct store *s, int64_t *out) {
         sqlite3_reset(st);
         return rc;
     }
-    int64_t v = col_or(st, 0, 0);
+    int64_t v = store_col_or(st, 0, 0);
     sqlite3_reset(st);
     *out = v > 0 ? v : 0;
     return ERR_OK;
@@ -225,14 +181,14 @@ static enum err read_tasks(struct store *s, sqlite3_stmt *st, struct store_cost_
         if (!uid)
             continue;
         if (!prev || strcmp(prev, uid) != 0) {
-            GROW(d->tasks, d->in.n_tasks, tcap);
+            STORE_GROW(d->tasks, d->in.n_tasks, tcap);
             struct cost_task *t = &d->tasks[d->in.n_tasks++];
             memset(t, 0, sizeof *t);
-            t->uid = arena_dup(&d->arena, st, 0);
-            t->ns = arena_dup(&d->arena, st, 1);
+            t->uid = store_arena_col(&d->arena, st, 0);
+            t->ns = store_arena_col(&d->arena, st, 1);
             if (!t->ns)
-                t->ns = arena_dup(&d->arena, st, 7); /* task row unknown: the pod's */
-            t->experiment = arena_dup(&d->arena, st, 2);
+                t->ns = store_arena_col(&d->arena, st, 7); /* task row unknown: the pod's */
+            t->experiment = store_arena_col(&d->arena, st, 2);
             const char *c = (const char *)sqlite3_column_text(st, 3);
             if (!c || cost_config_parse(c, &t->config) != ERR_OK)
                 t->config = dflt;
@@ -241,20 +197,20 @@ static enum err read_tasks(struct store *s, sqlite3_stmt *st, struct store_cost_
                 t->outcome = COST_TASK_RUNNING;
             t->completed_at = col_time(st, 5);
             prev = t->uid;
-            GROW(d->task_names, names_n, names_cap);
-            d->task_names[names_n++] = arena_dup(&d->arena, st, 23);
+            STORE_GROW(d->task_names, names_n, names_cap);
+            d->task_names[names_n++] = store_arena_col(&d->arena, st, 23);
         }
         if (sqlite3_column_type(st, 6) == SQLITE_NULL)
             continue; /* a task with no attempt */
-        GROW(d->attempts, d->in.n_attempts, acap);
+        STORE_GROW(d->attempts, d->in.n_attempts, acap);
         struct cost_attempt *a = &d->attempts[d->in.n_attempts++];
         memset(a, 0, sizeof *a);
-        a->uid = arena_dup(&d->arena, st, 6);
+        a->uid = store_arena_col(&d->arena, st, 6);
         a->task = (int32_t)(d->in.n_tasks - 1);
         const char *node = (const char *)sqlite3_column_text(st, 8);
         a->node = node && node_ix ? cost_index_find(node_ix, node) : -1;
-        a->gpu_request = col_or(st, 9, 0);
-        a->cpu_request_milli = col_or(st, 10, 0);
+        a->gpu_request = store_col_or(st, 9, 0);
+        a->cpu_request_milli = store_col_or(st, 10, 0);
         if (a->gpu_request < 0)
             a->gpu_request = 0;
         if (a->cpu_request_milli < 0)
@@ -266,13 +222,13 @@ static enum err read_tasks(struct store *s, sqlite3_stmt *st, struct store_cost_
         a->deleted_at = col_time(st, 15);
         a->disruption_at = col_time(st, 16);
         a->not_ready_at = col_time(st, 17);
-        a->reason = arena_dup(&d->arena, st, 18);
+        a->reason = store_arena_col(&d->arena, st, 18);
         const char *ph = (const char *)sqlite3_column_text(st, 19);
         if (!ph || cost_phase_parse(ph, &a->phase) != ERR_OK)
             a->phase = COST_PHASE_UNKNOWN;
-        a->work_seconds = col_or(st, 20, -1);
-        a->restore_seconds = col_or(st, 21, -1);
-        a->checkpoint_seconds = col_or(st, 22, -1);
+        a->work_seconds = store_col_or(st, 20, -1);
+        a->restore_seconds = store_col_or(st, 21, -1);
+        a->checkpoint_seconds = store_col_or(st, 22, -1);
     }
     rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
     sqlite3_reset(st);
@@ -305,25 +261,15 @@ static enum err load_od_prices(struct store *s, struct store_cost_data *d) {
         size_t n = slug ? strlen(slug) : 0;
         if (!slug || (n > 5 && !strcmp(slug + n - 5, "-spot")))
             continue;
-        GROW(d->od_sizes, d->n_od_sizes, cap);
+        STORE_GROW(d->od_sizes, d->n_od_sizes, cap);
         struct cost_od_size *o = &d->od_sizes[d->n_od_sizes++];
-        o->od_size = arena_dup(&d->arena, st, 0);
+        o->od_size = store_arena_col(&d->arena, st, 0);
         o->od_price_hourly = sqlite3_column_int64(st, 1);
         /* "<slug>-spot" in the arena */
-        struct store_cost_arena **a = &d->arena;
-        if ((*a)->cap - (*a)->used < n + 6) {
-            size_t capb = 65536;
-            struct store_cost_arena *b = xmalloc(sizeof *b + capb);
-            b->next = *a;
-            b->used = 0;
-            b->cap = capb;
-            *a = b;
-        }
-        char *p = (*a)->data + (*a)->used;
-        memcpy(p, o->od_size, n);
-        memcpy(p + n, "-spot", 6);
-        (*a)->used += n + 6;
-        o->spot_size = p;
+        char twin[512];
+        int tn = snprintf(twin, sizeof twin, "%s-spot", o->od_size);
+        o->spot_size =
+            store_arena_dup(&d->arena, twin, tn > 0 && (size_t)tn < sizeof twin ? (size_t)tn : 0);
     }
     rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load prices");
     sqlite3_reset(st);

@@ -27,7 +27,7 @@ struct store_cost_data {
     struct cost_attempt *attempts;
     struct cost_od_size *od_sizes; /* On-Demand price of each spot size, from size_prices */
     size_t n_od_sizes;
-    struct store_cost_arena *arena;
+    struct store_arena *arena;
 };
 
 /* Loads the data for [from, to). *out is new (store_cost_free). ERR_DB, ERR_NOMEM. */

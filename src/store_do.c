@@ -452,13 +452,17 @@ static const char SQL_RC_CLUSTER[] =
 static const char SQL_RC_POOLS[] =
     "SELECT id, name, capacity_type FROM node_pools WHERE (?1 IS NULL OR cluster_id = ?1) "
     "ORDER BY first_seen, id";
+/* A node only Kubernetes saw (it lived between two DigitalOcean polls) has no
+ * price of its own: it is priced at its pool's rate, as the cost engine does. */
 static const char SQL_RC_NODES[] =
-    "SELECT name, do_id, droplet_id, pool_id, price_hourly_micro, "
-    "COALESCE(ready_at, created_at, first_seen), "
-    "CASE WHEN do_deleted_at IS NULL THEN k8s_deleted_at WHEN k8s_deleted_at IS NULL THEN "
-    "do_deleted_at ELSE MIN(do_deleted_at, k8s_deleted_at) END "
-    "FROM nodes WHERE (?1 IS NULL OR pool_id IN (SELECT id FROM node_pools WHERE cluster_id = "
-    "?1)) ORDER BY name";
+    "SELECT n.name, n.do_id, n.droplet_id, n.pool_id, "
+    "COALESCE(n.price_hourly_micro, (SELECT p.price_hourly_micro FROM node_pools p "
+    "WHERE p.id = n.pool_id)), "
+    "COALESCE(n.ready_at, n.created_at, n.first_seen), "
+    "CASE WHEN n.do_deleted_at IS NULL THEN n.k8s_deleted_at WHEN n.k8s_deleted_at IS NULL THEN "
+    "n.do_deleted_at ELSE MIN(n.do_deleted_at, n.k8s_deleted_at) END "
+    "FROM nodes n WHERE (?1 IS NULL OR n.pool_id IN (SELECT id FROM node_pools WHERE cluster_id = "
+    "?1)) ORDER BY n.name";
 static const char SQL_RC_INVOICE[] =
     "SELECT uuid, is_preview FROM invoices WHERE period = ?1 ORDER BY is_preview, last_seen DESC "
     "LIMIT 1";

@@ -28,4 +28,25 @@ void store_column_copy(sqlite3_stmt *st, int col, char *out, size_t cap);
 /* Column text duplicated with xstrdup; NULL for SQL NULL. */
 char *store_column_dup(sqlite3_stmt *st, int col);
 
+/* Column as int64, or dflt for SQL NULL. */
+int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt);
+
+/* Appends to a growable array: doubles cap (from 256) when n reaches it. */
+#define STORE_GROW(arr, n, cap)                                                                    \
+    do {                                                                                           \
+        if ((n) == (cap)) {                                                                        \
+            (cap) = (cap) ? (cap)*2 : 256;                                                         \
+            (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                        \
+        }                                                                                          \
+    } while (0)
+
+/* A string arena for loaders that hand out many borrowed strings: one malloc
+ * per 64 KiB, freed at once. Start with a NULL pointer. */
+struct store_arena;
+/* Copies column col's text into the arena; NULL for SQL NULL. */
+const char *store_arena_col(struct store_arena **a, sqlite3_stmt *st, int col);
+/* Copies s[0..n) plus a NUL into the arena. */
+const char *store_arena_dup(struct store_arena **a, const char *s, size_t n);
+void store_arena_free(struct store_arena *a);
+
 #endif

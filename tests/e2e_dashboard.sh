@@ -169,6 +169,16 @@ console_clean() {
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# 0. the setup advisor finds the mistakes the demo scenario plants (src/sim/README.md)
+if [ "$with_sim" = 1 ] && [ -z "${E2E_DASHBOARD_URL:-}" ]; then
+  api "advice?window=$window" >"$dir/advice.json"
+  for rule in spot-autoscale fallback-min-nodes pod-failure-policy spot-taint; do
+    jq -e --arg r "$rule" '[.findings[] | select(.rule == $r)] | length > 0' "$dir/advice.json" \
+      >/dev/null || fail "the advisor missed the planted mistake '$rule'"
+  done
+  note "advice: the 4 planted mistakes found ($(jq -c .counts "$dir/advice.json"))"
+fi
+
 # 1. overview: dump the DOM between two summary fetches (the demo may still be polling)
 api "summary?window=$window" >"$dir/summary1.json"
 t0=$(now_ms)

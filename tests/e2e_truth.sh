@@ -78,7 +78,10 @@ run_case() {
   sleep 3
 
   w="window=$start,$until"
-  curl -sf "$base/api/v1/summary?$w" | jq -S 'del(.now)' >"$d/got.summary"
+  curl -sf "$base/api/v1/summary?$w" >"$d/summary.json"
+  jq -S 'del(.now) | del(.reconciliation)' "$d/summary.json" >"$d/got.summary"
+  # the summary's reconciliation: billed = what spotsim invoiced
+  rec_billed=$(jq -r '.reconciliation[0].lines[-1].billed' "$d/summary.json")
   jq -S '.cost.summary | del(.now)' "$d/truth.json" >"$d/want.summary"
   curl -sf "$base/api/v1/nodes?$w" | jq -S .nodes >"$d/got.nodes"
   jq -S '.cost.nodes' "$d/truth.json" >"$d/want.nodes"
@@ -98,6 +101,7 @@ run_case() {
     "SELECT printf('%d.%06d', sum(amount_micro) / 1000000, sum(amount_micro) % 1000000)
        FROM invoice_items" | sed 's/0*$//; s/\.$//')
   [ "$got_billed" = "$want_billed" ] || fail "$name: invoice total $got_billed != truth $want_billed"
+  [ "$rec_billed" = "$want_billed" ] || fail "$name: reconciliation billed $rec_billed != truth $want_billed"
   # every attempt of the truth is stored once, with its node
   want_att=$(jq '[.attempts[] | .uid] | length' "$d/truth.json")
   got_att=$(sqlite3 "file:$d/ledger.db?mode=ro" "SELECT count(*) FROM attempts")
@@ -108,6 +112,14 @@ run_case() {
   cmp -s "$d/want.att" "$d/got.att" || { diff "$d/want.att" "$d/got.att" | head >&2;
     fail "$name: attempts or their nodes differ"; }
 
+  # /metrics with data: valid exposition, and its counters are the truth's
+  curl -sf "$base/metrics" >"$d/metrics.txt" || fail "$name: /metrics failed"
+  promtool check metrics <"$d/metrics.txt" || fail "$name: promtool rejected /metrics"
+  for c in spot fallback on-demand; do
+    want=$(jq --arg c "$c" '[.configurations[] | select(.configuration == $c) | .succeeded] | add // 0' "$d/truth.json")
+    got=$(sed -n "s/^spotledger_tasks_total{configuration=\"$c\",outcome=\"succeeded\"} //p" "$d/metrics.txt")
+    [ "$got" = "$want" ] || fail "$name: /metrics says $got $c tasks succeeded, truth $want"
+  done
   curl -sf "http://$http/sim/status" >"$d/sim.status" || echo '{}' >"$d/sim.status"
   cost=$(jq -r '[.configurations[] | select(.basis == "measured") | .cost_per_successful_task] | map(tostring) | join(" / ")' "$d/got.summary")
   echo "e2e_truth: $name: summary, nodes, pools, reclaims, invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost"

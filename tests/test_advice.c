@@ -410,6 +410,30 @@ static void test_pod_failure_policy(void **state) {
     assert_null(find(run(w), "pod-failure-policy:gpu-batch/render-0001"));
 }
 
+/* Jobs generated from one template ("render-0001", "render-0002", ...) with
+ * the same mistake are one finding on "gpu-batch/render-*"; a Job of another
+ * workload stays on its own. */
+static void test_grouped_by_workload(void **state) {
+    struct world *w = *state;
+    w->jobs[0].pfp_ignores_disruption = false;
+    w->jobs[1] = good_job("render-0002");
+    w->jobs[1].pfp_ignores_disruption = false;
+    w->jobs[2] = good_job("render-0003");
+    w->jobs[2].pfp_ignores_disruption = false;
+    w->jobs[3] = good_job("ingest");
+    w->jobs[3].pfp_ignores_disruption = false;
+    w->nj = 4;
+    const struct advice_result *r = run(w);
+    const struct advice_finding *f = find(r, "pod-failure-policy:gpu-batch/render-*");
+    assert_non_null(f);
+    assert_int_equal(ev_int(f, "jobs"), 3);
+    assert_non_null(strstr(f->evidence, "\"examples\":[\"gpu-batch/render-0001\","));
+    assert_non_null(strstr(f->title, "(and 2 more Jobs like it)"));
+    assert_null(find(r, "pod-failure-policy:gpu-batch/render-0002"));
+    assert_non_null(find(r, "pod-failure-policy:gpu-batch/ingest"));
+    assert_int_equal(r->counts[ADVICE_WARNING], 2);
+}
+
 /* --- rule 7 ------------------------------------------------------------------ */
 
 static void test_ttl_too_short(void **state) {
@@ -611,7 +635,7 @@ static void test_ordering_and_json(void **state) {
     w->pools[P_SPOT].auto_scale = false;       /* warning spot-autoscale:gpu-spot */
     w->pools[P_FALLBACK].min_nodes = 0;        /* info fallback-min-nodes:gpu-fallback */
     w->jobs[0].pfp_ignores_disruption = false; /* warning pod-failure-policy:.../render-0001 */
-    w->jobs[1] = good_job("render-0000");
+    w->jobs[1] = good_job("bake");             /* another workload: not grouped with render-* */
     w->jobs[1].pfp_ignores_disruption = false;
     w->jobs[2] = good_job("render-0001"); /* an older Job of the same name */
     w->jobs[2].uid = "older-uid";
@@ -624,7 +648,7 @@ static void test_ordering_and_json(void **state) {
     print_findings(r);
     const char *want[] = {
         "required-spot-affinity:gpu-batch/render-0002",
-        "pod-failure-policy:gpu-batch/render-0000",
+        "pod-failure-policy:gpu-batch/bake",
         "pod-failure-policy:gpu-batch/render-0001",
         "spot-autoscale:gpu-spot",
         "fallback-min-nodes:gpu-fallback",
@@ -783,6 +807,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_spot_autoscale, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallback_min_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pod_failure_policy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grouped_by_workload, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ttl_too_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_required_spot_affinity, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_checkpoints, setup, teardown),

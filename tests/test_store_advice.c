@@ -23,6 +23,7 @@
 #include "request.h"
 #include "store.h"
 #include "store_advice.h"
+#include "store_internal.h"
 #include "store_k8s.h"
 
 #define T0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
@@ -224,6 +225,17 @@ static void test_load_example_job(void **state) {
     assert_int_equal(store_k8s_put(f->db, &o, 0, T0 + 100), ERR_OK);
     assert_int_equal(store_commit(f->db), ERR_OK);
     k8s_object_release(&o);
+    /* the deploy example is classified as its labels say (issue: deploy) */
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(store_db(f->db),
+                                        "SELECT configuration, experiment FROM tasks "
+                                        "WHERE job_uid = '7e57ad71-0000-4000-8000-000000000001'",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "fallback");
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "h100-render-2026w48");
+    sqlite3_finalize(st);
     struct store_advice_data *d = NULL;
     assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, &d), ERR_OK);
     const struct advice_job *j = job(d, "7e57ad71-0000-4000-8000-000000000001");

@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 #include <sqlite3.h>
+
+#include "store_internal.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +224,31 @@ static void test_reconcile_worked_example(void **state) {
     reconcile_result_release(&r);
 }
 
+/* A node only Kubernetes saw (it lived between two DigitalOcean polls) has no
+ * price of its own: the reconciliation loader prices it at its pool's rate, as
+ * the cost engine does, instead of counting it unpriced (regression). */
+static void test_reconcile_node_priced_by_pool(void **state) {
+    struct fx *f = *state;
+    int64_t ps, pe;
+    reconcile_period_bounds("2026-11", &ps, &pe);
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO clusters(id, name, first_seen, last_seen) VALUES ('c1','lab',1,1);"
+             "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, "
+             " price_hourly_micro, first_seen, last_seen) "
+             " VALUES ('pf','c1','gpu-fb','gpu-x','on-demand',3600000,1,1);"
+             "INSERT INTO nodes(name, k8s_uid, pool_id, ready_at, k8s_deleted_at, first_seen, "
+             " last_seen) VALUES ('k8s-only','u1','pf',%lld,%lld,1,1);",
+             (long long)(ps + 3600), (long long)(ps + 3600 + 1800));
+    assert_int_equal(sqlite3_exec(store_db(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+    struct reconcile_result r;
+    assert_int_equal(store_do_reconcile(f->db, "2026-11", "c1", pe, &r), ERR_OK);
+    assert_int_equal(r.lines[0].unpriced_nodes, 0);
+    assert_int_equal(r.lines[0].node_seconds, 1800);
+    assert_int_equal(r.lines[0].estimated, 1800000); /* 1800 s x $3.60/h */
+    reconcile_result_release(&r);
+}
+
 static void test_reconcile_min_charge(void **state) {
     (void)state;
     int64_t ps, pe;
@@ -251,6 +278,7 @@ int main(void) {
         cmocka_unit_test(test_node_seconds_rule),
         cmocka_unit_test(test_reconcile_worked_example),
         cmocka_unit_test(test_reconcile_min_charge),
+        cmocka_unit_test_setup_teardown(test_reconcile_node_priced_by_pool, setup, teardown),
     };
     return cmocka_run_group_tests_name("store_do", tests, NULL, NULL);
 }

@@ -465,7 +465,18 @@
       if (configuration !== 'on-demand') dl.append(row('Savings vs On-Demand', figure(k, 'savings_vs_on_demand_percent', c.savings_vs_on_demand_percent, 'percent')));
       card.append(dl);
 
-      if (F.isNum(c.break_even_overhead_percent) || F.isNum(c.measured_overhead_percent)) {
+      if (configuration === 'on-demand' && basis === 'measured' && F.isNum(c.measured_overhead_percent)) {
+        // On-Demand is the yardstick: no break-even against itself, only its own overhead
+        card.append(
+          el(
+            'p',
+            { class: 'breakeven' },
+            'Idle nodes, lost work and restore time added ',
+            figure(k, 'measured_overhead_percent', c.measured_overhead_percent, 'percent'),
+            ' on top of the useful work in this window.'
+          )
+        );
+      } else if (F.isNum(c.break_even_overhead_percent) || F.isNum(c.measured_overhead_percent)) {
         const name = NAMES[configuration] || configuration;
         const p = el(
           'p',

@@ -62,7 +62,7 @@ cluster=$(echo "$line" | awk '{print $7}')
 ./spotledger --listen "127.0.0.1:$port" --db "$run/spotledger.db" \
   --do-api-url "http://$http" --do-token-file "$run/do-token" --cluster-id "$cluster" \
   --kube-api-url "https://$https" --kube-token-file "$run/kube-token" \
-  --kube-ca-file "$run/spotsim-ca.pem" --poll-interval "$poll" \
+  --kube-ca-file "$run/spotsim-ca.pem" --poll-interval "$poll" --billing-interval 5 \
   > "$run/spotledger.out" 2> "$run/spotledger.log" &
 ledgerpid=$!
 
