@@ -60,7 +60,7 @@ digits=$(head -c 400 /dev/zero | tr '\0' '9')
 
 # --- windows and filters, on every route that takes a window ----------------------
 window_routes="/api/v1/summary /api/v1/nodes /api/v1/pools /api/v1/reclaims /api/v1/tasks
-/api/v1/experiments /api/v1/timeseries /api/v1/node_counts /api/v1/advice"
+/api/v1/experiments /api/v1/timeseries /api/v1/node_counts /api/v1/advice /api/v1/reconciliation"
 for r in $window_routes; do
   for q in window=bogus window= window=7x window=0d window=-7d "window=${digits}d" \
       window=99999999999999999999h window=2026-W00 window=2026-W54 window=2026-13 \
@@ -103,6 +103,11 @@ for q in kind=bogus kind= 'kind=tasks&kind=summary' 'week=2026-W00&kind=tasks' \
     'week=2026-W48&kind=..%2F..%2Fetc%2Fpasswd'; do
   bad GET "/api/v1/export.csv?$q"
 done
+for q in period=bogus period= period=2026-13 period=2026-00 period=0-01 "period=$digits" \
+    'period=2026-11&period=2026-10' 'period=2026-11&x=1' 'period=2026-11%27--' 'period=%FF' \
+    'period=2026-11&window=7d'; do
+  bad GET "/api/v1/reconciliation?$q"
+done
 bad GET "/api/v1/exports?x=1"
 bad GET "/api/v1/exports?week=2026-W48"
 for q in week=bogus week= 'week=2026-W54' 'week=../../x' 'week=2999-W01' 'week=%00'; do
@@ -130,7 +135,8 @@ alive "uids, unknown routes and traversal"
 # --- methods not allowed ------------------------------------------------------------------
 for r in /healthz /readyz /metrics /api/v1/status /api/v1/summary /api/v1/nodes /api/v1/pools \
     /api/v1/reclaims /api/v1/tasks /api/v1/tasks/x /api/v1/experiments /api/v1/timeseries \
-    /api/v1/node_counts /api/v1/export.csv /api/v1/exports /api/v1/advice /api/v1/poll /; do
+    /api/v1/node_counts /api/v1/export.csv /api/v1/exports /api/v1/advice /api/v1/reconciliation \
+    /api/v1/poll /; do
   for m in PUT DELETE PATCH OPTIONS TRACE PROPFIND; do
     bad "$m" "$r"
   done

@@ -330,13 +330,36 @@ static void test_export_needs_source_clock(void **state) {
     f->cfg.export_dir = NULL;
 }
 
+/* GET /api/v1/reconciliation?period=2026-11&period=2026-10 answered for the first
+ * period; a repeated parameter is refused, as on every other route. */
+static void test_reconciliation_repeated_period(void **state) {
+    struct fx *f = *state;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    request_add_param(&req, "period", "2026-11");
+    request_add_param(&req, "period", "2026-10");
+    api_reconciliation(&req, &resp);
+    assert_int_equal(resp.status, 400);
+    assert_non_null(strstr(buf_str(&resp.body), "more than once"));
+    response_release(&resp);
+    request_release(&req);
+}
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_health),      cmocka_unit_test(test_readyz_waits_for_sources),
-        cmocka_unit_test(test_errors),      cmocka_unit_test(test_static),
-        cmocka_unit_test(test_safe_paths),  cmocka_unit_test(test_nul_in_url),
-        cmocka_unit_test(test_poll_params), cmocka_unit_test(test_export_needs_source_clock),
+        cmocka_unit_test(test_health),
+        cmocka_unit_test(test_readyz_waits_for_sources),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_static),
+        cmocka_unit_test(test_safe_paths),
+        cmocka_unit_test(test_nul_in_url),
+        cmocka_unit_test(test_poll_params),
+        cmocka_unit_test(test_export_needs_source_clock),
+        cmocka_unit_test(test_reconciliation_repeated_period),
     };
     int rc = cmocka_run_group_tests_name("server", tests, setup, teardown);
     curl_global_cleanup();
