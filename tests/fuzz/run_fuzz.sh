@@ -82,14 +82,14 @@ for bin in "$out"/fuzz_*; do
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   execs=${execs:-0}
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+  cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
   n=$(ls "$corpus" | wc -l)
   found=$(ls "$findings" | wc -l)
   total=$((total + execs))
   status=ok
   if [ "$rc" -ne 0 ]; then
     status="CRASH (see $log, $findings)"; crashes=$((crashes + 1))
-    grep -m 3 -E 'ERROR|invariant broken|runtime error' "$log" | sed 's/^/    /'
+    grep -a -m 3 -E 'ERROR|invariant broken|runtime error' "$log" | sed 's/^/    /'
   fi
   printf 'fuzz: %-18s %4ss %10s execs  cov %5s  corpus %5s  findings %s  %s\n' \
     "$name" "$secs" "$execs" "${cov:-?}" "$n" "$found" "$status"
