@@ -190,7 +190,11 @@ EOF
 nginx -c "$root/$ng/nginx.conf" -e "$root/$ng/error.log" &
 npid=$!
 pids="$pids $npid"
-sleep 0.5
+i=0
+until curl -sf -o /dev/null "http://127.0.0.1:$port/healthz"; do
+  i=$((i + 1)); [ $i -le 100 ] || { cat "$ng/error.log" >&2; exit 1; }
+  sleep 0.1
+done
 wrk_run() { # url -> "req/s p99"
   wrk $wrk_args --latency "$1" 2>&1 | awk '
     /Requests\/sec:/ {rps = $2}
