@@ -14,7 +14,8 @@ PKG_CONFIG ?= pkg-config
 PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
-	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui
+	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui \
+	clang libclang-rt-14-dev
 
 VERSION := 0.1.0
 
@@ -32,6 +33,17 @@ OPT := -O1 -g
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
+# FUZZ=1: clang, libFuzzer-instrumented objects in build/fuzz (make fuzz, fuzz-smoke)
+FUZZ ?=
+ifneq ($(FUZZ),)
+BUILD := build/fuzz
+CC := clang
+OPT := -O1 -g
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+PROJECT_CFLAGS += -Wno-format-nonliteral # clang also checks va_list forwarders
+endif
+
 LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
@@ -46,7 +58,8 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test check run valgrind format format-check clean bench
+.PHONY: all deps test check run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
+	fuzz-bins
 .DEFAULT_GOAL := all
 
 all: deps
@@ -116,6 +129,8 @@ run: all
 test: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
 	@$(MAKE) --no-print-directory format-check
+	@echo "fuzz-smoke: every libFuzzer harness for $(FUZZ_SMOKE_SECONDS) s (tests/fuzz/run_fuzz.sh)"
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@sh tests/run_tests.sh build/san
 
 check: test
@@ -129,7 +144,47 @@ valgrind: deps
 	  valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 $$t >/dev/null || exit 1; \
 	done; echo "valgrind: no definite leaks"
 
-FORMAT_SRC = $(wildcard src/*.c src/*.h src/sim/*.c src/sim/*.h tests/*.c tests/*.h)
+# --- fuzzing (tests/fuzz/README.md) -------------------------------------------
+# libFuzzer harnesses tests/fuzz/fuzz_*.c; each runs FUZZ_SECONDS (default 60);
+# fuzz-smoke (part of make test) runs each for FUZZ_SMOKE_SECONDS.
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 12
+
+build/fuzz/fuzz_%: build/fuzz/tests/fuzz/fuzz_%.o build/fuzz/libspotledger.a
+	@echo "  LD      $@"
+	@$(CC) -fsanitize=fuzzer,address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
+
+.PRECIOUS: build/fuzz/tests/fuzz/%.o
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+	@sh tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+	@sh tests/fuzz/run_fuzz.sh $(FUZZ_SMOKE_SECONDS)
+
+# --- bench (tests/bench/README.md) -------------------------------------------
+# Optimised build; wrk and nginx-light are bench-only packages (not in DEB_PACKAGES).
+BENCH_PACKAGES := wrk nginx-light
+bench-deps:
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)"
+
+build/bench/bench_tool: build/tests/bench/bench_tool.o build/tests/bench/bench_gen.o \
+		build/libspotledger.a
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+bench: deps bench-deps
+	@$(MAKE) --no-print-directory spotledger build/bench/bench_tool
+	@sh tests/bench/bench.sh
+
+FORMAT_SRC = $(wildcard src/*.c src/*.h src/sim/*.c src/sim/*.h tests/*.c tests/*.h tests/bench/*.c \
+	tests/bench/*.h tests/fuzz/*.c)
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

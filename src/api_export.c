@@ -9,6 +9,7 @@
 #include "export.h"
 #include "jsonw.h"
 #include "store_export.h"
+#include "store_read.h"
 #include "timeutil.h"
 #include "xalloc.h"
 
@@ -137,13 +138,21 @@ void api_export_run(struct request *req, struct response *resp) {
         response_error(resp, 409, "not_configured", "no --export-dir: weekly files are off");
         return;
     }
-    int64_t now = api_now(req);
-    if (to > now) {
-        response_error(resp, 409, "week_open", "week %s is not over yet", week);
-        return;
-    }
     if (!req->db || !req->app->writer) {
         response_error(resp, 503, "unavailable", "the database is not open");
+        return;
+    }
+    /* the week must be over by the SOURCE clock, never by api_now's wall-clock
+     * fallback: before the first successful poll the rows are not there yet, and a
+     * file written now would be recorded and never rewritten (as export_due) */
+    int64_t now = 0;
+    if (store_source_now(req->db, &now) != ERR_OK || now <= 0) {
+        response_error(resp, 409, "no_source_time",
+                       "no successful poll yet: cannot tell whether week %s is over", week);
+        return;
+    }
+    if (to > now) {
+        response_error(resp, 409, "week_open", "week %s is not over yet", week);
         return;
     }
     enum err rc = export_week(req->db, req->app, cfg->export_dir, from, now);

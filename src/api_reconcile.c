@@ -92,12 +92,18 @@ void api_reconciliation(struct request *req, struct response *resp) {
         response_error(resp, 400, "bad_parameter", "period: expected YYYY-MM, e.g. 2026-11");
         return;
     }
-    for (int i = 0; i < req->nparams; i++)
+    int periods = 0;
+    for (int i = 0; i < req->nparams; i++) {
         if (strcmp(req->params[i].key, "period")) {
             response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'",
                            req->params[i].key);
             return;
         }
+        if (++periods > 1) { /* as api_query_parse: never pick one silently */
+            response_error(resp, 400, "bad_parameter", "period: given more than once");
+            return;
+        }
+    }
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return;

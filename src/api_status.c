@@ -54,6 +54,10 @@ void api_status(struct request *req, struct response *resp) {
 }
 
 void api_poll_now(struct request *req, struct response *resp) {
+    if (req->nparams) {
+        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+        return;
+    }
     if (!req->app) {
         response_error(resp, 503, "unavailable", "no pollers");
         return;

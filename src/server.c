@@ -33,12 +33,13 @@ struct server {
     pthread_key_t db_key;
 };
 
-/* con_cls sentinel for a request whose URI is too long (see on_uri) */
-static char uri_too_long;
+/* con_cls sentinels for a request whose URI is too long, or holds an encoded NUL
+ * byte (see on_uri) */
+static char uri_too_long, uri_has_nul;
 
 struct conn_state {
     struct request req;
-    int reject;             /* 413 / 414 decided early; 0 = fine */
+    int reject;             /* 400 / 413 / 414 decided early; 0 = fine */
     const char *reject_msg; /* static */
 };
 
@@ -104,9 +105,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     struct server *srv = cls;
     struct conn_state *cs = *con_cls;
     (void)version;
-    if (!cs || cs == (void *)&uri_too_long) {
+    if (!cs || cs == (void *)&uri_too_long || cs == (void *)&uri_has_nul) {
         /* (a) headers only: set up the per-request state */
-        bool too_long = cs != NULL;
+        bool too_long = cs == (void *)&uri_too_long, nul = cs == (void *)&uri_has_nul;
         cs = xcalloc(1, sizeof *cs);
         request_init(&cs->req);
         buf_init(&cs->req.body, srv->max_body);
@@ -114,6 +115,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (too_long) {
             cs->reject = 414;
             cs->reject_msg = "the URL is too long";
+        } else if (nul) {
+            cs->reject = 400;
+            cs->reject_msg = "the URL holds an encoded NUL byte (%00)";
         }
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -137,6 +141,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return send_error(conn, 414, "uri_too_long", cs->reject_msg);
     if (cs->reject == 413)
         return send_error(conn, 413, "payload_too_large", cs->reject_msg);
+    if (cs->reject == 400)
+        return send_error(conn, 400, "bad_request", cs->reject_msg);
 
     struct request *req = &cs->req;
     req->method = xstrdup(method);
@@ -159,14 +165,22 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return ret;
 }
 
-/* Marks a request whose full URI (path and query) is too long. on_uri runs before
- * the access handler and its return value becomes con_cls (microhttpd.h,
+/* Marks a request whose full URI (path and query) is too long, or holds "%00":
+ * MHD decodes the path and parameters into C strings, so an encoded NUL would
+ * silently cut them short (/index.html%00.js would serve index.html, and
+ * window=7d%00junk read as 7d). on_uri sees the raw URI before decoding; it runs
+ * before the access handler and its return value becomes con_cls (microhttpd.h,
  * MHD_OPTION_URI_LOG_CALLBACK); it allocates nothing, because MHD may never call
  * the completion callback for a request it rejects on its own (e.g. 431). */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn) {
     (void)cls;
     (void)conn;
-    return strlen(uri) > SERVER_MAX_URL ? &uri_too_long : NULL;
+    if (strlen(uri) > SERVER_MAX_URL)
+        return &uri_too_long;
+    for (const char *p = strchr(uri, '%'); p; p = strchr(p + 1, '%'))
+        if (p[1] == '0' && p[2] == '0')
+            return &uri_has_nul;
+    return NULL;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -175,7 +189,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)conn;
     (void)toe;
     struct conn_state *cs = *con_cls;
-    if (!cs || cs == (void *)&uri_too_long)
+    if (!cs || cs == (void *)&uri_too_long || cs == (void *)&uri_has_nul)
         return;
     request_release(&cs->req);
     free(cs);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <curl/curl.h>
 
+#include "api.h"
 #include "app.h"
 #include "buf.h"
 #include "config.h"
@@ -242,12 +243,123 @@ static void test_safe_paths(void **state) {
     assert_string_equal(static_mime_type("x"), "application/octet-stream");
 }
 
+/* A NUL byte (%00) in the path or a query value used to be cut off by the C
+ * strings libmicrohttpd hands over: /index.html%00.js served index.html and
+ * window=7d%00junk read as window=7d. Now the raw URI is checked: 400. */
+static void test_nul_in_url(void **state) {
+    struct fx *f = *state;
+    static const char *const paths[] = {"/index.html%00.js",
+                                        "/%00",
+                                        "/healthz?x=%00",
+                                        "/api/v1/summary?window=7d%00junk",
+                                        "/api/v1/summary?experiment=a%00b",
+                                        "/app.js%2500",
+                                        "/api/v1/summary?x%00y=1"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct reply r;
+        fetch(f, "GET", paths[i], NULL, &r);
+        long want = strstr(paths[i], "%25") ? 404 : 400;
+        if (r.status != want)
+            fail_msg("%s: HTTP %ld, want %ld", paths[i], r.status, want);
+        assert_non_null(strstr(buf_str(&r.body), "\"error\":{\"code\":"));
+        reply_free(&r);
+    }
+}
+
+/* POST /api/v1/poll took any parameter (POST /api/v1/poll?x=1 -> 202); routes
+ * refuse unknown parameters, so a typo is never silently ignored. */
+static void test_poll_params(void **state) {
+    struct fx *f = *state;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    request_add_param(&req, "x", "1");
+    api_poll_now(&req, &resp);
+    assert_int_equal(resp.status, 400);
+    assert_non_null(strstr(buf_str(&resp.body), "unknown parameter 'x'"));
+    response_release(&resp);
+    request_release(&req);
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    api_poll_now(&req, &resp);
+    assert_int_equal(resp.status, 202);
+    response_release(&resp);
+    request_release(&req);
+}
+
+/* POST /api/v1/exports?week=... judged "over" by the wall clock when no poll had
+ * succeeded yet (api_now's fallback): a restarted service wrote the week's files
+ * from an empty view (every figure 0) and recorded them, so the exporter never
+ * rewrote them (found by e2e_crash). A re-export needs the source clock: 409. */
+static void test_export_needs_source_clock(void **state) {
+    struct fx *f = *state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/exports", f->dir);
+    mkdir(dir, 0755);
+    f->cfg.export_dir = strdup(dir);
+    /* a fresh database: no poll has succeeded yet */
+    char db[160];
+    snprintf(db, sizeof db, "%s/fresh.db", f->dir);
+    struct store *wr = NULL, *rd = NULL;
+    assert_int_equal(store_open(db, STORE_WRITER, &wr, NULL), ERR_OK);
+    assert_int_equal(store_open(db, STORE_READER, &rd, NULL), ERR_OK);
+    f->app.writer = wr;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    req.db = rd;
+    req.now = 1795000000; /* 2026-11-19: the wall clock says week 46 is over */
+    request_add_param(&req, "week", "2026-W46");
+    api_export_run(&req, &resp);
+    assert_int_equal(resp.status, 409);
+    assert_non_null(strstr(buf_str(&resp.body), "no_source_time"));
+    char path[192];
+    snprintf(path, sizeof path, "%s/spotledger-2026-W46-summary.csv", dir);
+    assert_int_equal(access(path, F_OK), -1);
+    response_release(&resp);
+    request_release(&req);
+    store_free(rd);
+    store_free(wr);
+    f->app.writer = NULL;
+    free(f->cfg.export_dir);
+    f->cfg.export_dir = NULL;
+}
+
+/* GET /api/v1/reconciliation?period=2026-11&period=2026-10 answered for the first
+ * period; a repeated parameter is refused, as on every other route. */
+static void test_reconciliation_repeated_period(void **state) {
+    struct fx *f = *state;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    request_add_param(&req, "period", "2026-11");
+    request_add_param(&req, "period", "2026-10");
+    api_reconciliation(&req, &resp);
+    assert_int_equal(resp.status, 400);
+    assert_non_null(strstr(buf_str(&resp.body), "more than once"));
+    response_release(&resp);
+    request_release(&req);
+}
+
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_health),     cmocka_unit_test(test_readyz_waits_for_sources),
-        cmocka_unit_test(test_errors),     cmocka_unit_test(test_static),
+        cmocka_unit_test(test_health),
+        cmocka_unit_test(test_readyz_waits_for_sources),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_static),
         cmocka_unit_test(test_safe_paths),
+        cmocka_unit_test(test_nul_in_url),
+        cmocka_unit_test(test_poll_params),
+        cmocka_unit_test(test_export_needs_source_clock),
+        cmocka_unit_test(test_reconciliation_repeated_period),
     };
     int rc = cmocka_run_group_tests_name("server", tests, setup, teardown);
     curl_global_cleanup();

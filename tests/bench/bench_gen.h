@@ -1,0 +1,27 @@
+/* bench_gen — seeded generators of the bench data (tests/bench/README.md):
+ * Kubernetes List pages of realistic Jobs and Pods (managedFields and all), and a
+ * SQLite database in spotledger's own schema (opened with store_open, so the
+ * migrations run) holding N tasks, about 3 N attempts and N / 50 nodes.
+ * Deterministic: same seed and sizes give the same bytes. Thread rule: main only. */
+#ifndef SPOTLEDGER_BENCH_GEN_H
+#define SPOTLEDGER_BENCH_GEN_H
+
+#include <stdint.h>
+
+/* The generated year: ISO weeks 2026-W01 .. 2026-W52 (Monday 2025-12-29 00:00 UTC). */
+#define BENCH_T0 1766966400LL
+#define BENCH_WEEK (7LL * 86400)
+#define BENCH_WEEKS 52
+/* A tenth of the tasks fall in this week (index from W01 = 0): 2026-W30. */
+#define BENCH_HOT_WEEK 29
+/* An ordinary week: 2026-W20. */
+#define BENCH_NORMAL_WEEK 19
+
+/* Writes jobs-NNNN.json and pods-NNNN.json (List pages of `limit` items, with
+ * continue tokens) into dir. Returns 0, or -1 with a message on stderr. */
+int bench_gen_k8s(const char *dir, long jobs, long pods, long limit, uint64_t seed);
+
+/* Creates the database at path (must not exist). Returns 0 or -1. */
+int bench_gen_db(const char *path, long tasks, long nodes, uint64_t seed);
+
+#endif

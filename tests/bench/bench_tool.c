@@ -1,0 +1,245 @@
+/* bench_tool — the in-process half of `make bench` (tests/bench/bench.sh runs it).
+ *
+ *   bench_tool gen-k8s DIR JOBS PODS LIMIT SEED     List pages (bench_gen.h)
+ *   bench_tool gen-db PATH TASKS NODES SEED          a database in spotledger's schema
+ *   bench_tool ingest DIR DB                         k8s_list_parse + store_k8s, page by
+ *                                                    page, one transaction per page, as
+ *                                                    the watcher's apply_page does
+ *   bench_tool bare DIR                              json-c parse of the same pages only
+ *   bench_tool summary DB FROM TO REPS               calc_run + report_summary_json, the
+ *                                                    code path of GET /api/v1/summary
+ *   bench_tool export DB FROM TO                     export_build (tasks CSV)
+ *
+ * Every measuring command prints one line "key=value ..." with times in ms
+ * (median of REPS where there are repetitions). Files are read into memory
+ * before the clock starts. */
+#include <dirent.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_gen.h"
+#include "calc.h"
+#include "export.h"
+#include "k8s_api.h"
+#include "log.h"
+#include "report.h"
+#include "store.h"
+#include "store_k8s.h"
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+struct page {
+    char *data;
+    size_t len;
+    enum k8s_kind kind;
+};
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* jobs-*.json then pods-*.json, in name order, read into memory. */
+static struct page *read_pages(const char *dir, size_t *n, size_t *bytes) {
+    DIR *d = opendir(dir);
+    if (!d)
+        return NULL;
+    char **names = NULL;
+    size_t nn = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, "jobs-", 5) && strncmp(e->d_name, "pods-", 5))
+            continue;
+        if (nn == cap) {
+            cap = cap ? cap * 2 : 256;
+            names = realloc(names, cap * sizeof *names);
+        }
+        names[nn++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, nn, sizeof *names, cmp_str);
+    struct page *p = calloc(nn ? nn : 1, sizeof *p);
+    *bytes = 0;
+    for (size_t i = 0; i < nn; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return NULL;
+        fseek(f, 0, SEEK_END);
+        long sz = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        p[i].data = malloc((size_t)sz + 1);
+        p[i].len = fread(p[i].data, 1, (size_t)sz, f);
+        p[i].data[p[i].len] = '\0';
+        fclose(f);
+        p[i].kind = names[i][0] == 'j' ? K8S_JOB : K8S_POD;
+        *bytes += p[i].len;
+        free(names[i]);
+    }
+    free(names);
+    *n = nn;
+    return p;
+}
+
+static int cmd_ingest(const char *dir, const char *dbpath) {
+    size_t n, bytes;
+    struct page *p = read_pages(dir, &n, &bytes);
+    if (!p || !n)
+        return fprintf(stderr, "bench_tool: no pages in %s\n", dir), 1;
+    struct store *s;
+    remove(dbpath);
+    if (store_open(dbpath, STORE_WRITER, &s, NULL) != ERR_OK)
+        return 1;
+    size_t items = 0, skipped = 0;
+    double t0 = now_ms(), parse_ms = 0;
+    enum k8s_kind prev = K8S_EVENT;
+    for (size_t i = 0; i < n; i++) {
+        struct k8s_list l;
+        double a = now_ms();
+        if (k8s_list_parse(p[i].data, p[i].len, p[i].kind, &l) != ERR_OK)
+            return fprintf(stderr, "bench_tool: page %zu does not parse\n", i), 1;
+        parse_ms += now_ms() - a;
+        enum err rc = store_begin(s);
+        if (rc == ERR_OK && p[i].kind != prev)
+            rc = store_k8s_seen_reset(s, p[i].kind);
+        prev = p[i].kind;
+        for (size_t k = 0; rc == ERR_OK && k < l.n; k++) {
+            rc = store_k8s_seen_add(s, p[i].kind, k8s_object_meta(&l.items[k])->uid);
+            if (rc == ERR_OK)
+                rc = store_k8s_put(s, &l.items[k], 0, BENCH_T0);
+        }
+        if (rc == ERR_OK)
+            rc = store_commit(s);
+        if (rc != ERR_OK)
+            return fprintf(stderr, "bench_tool: store failed on page %zu\n", i), 1;
+        items += l.n;
+        skipped += l.skipped;
+        k8s_list_release(&l);
+    }
+    double total = now_ms() - t0;
+    store_free(s);
+    printf("ingest_ms=%.1f parse_ms=%.1f pages=%zu items=%zu skipped=%zu bytes=%zu\n", total,
+           parse_ms, n, items, skipped, bytes);
+    return 0;
+}
+
+static int cmd_bare(const char *dir) {
+    size_t n, bytes;
+    struct page *p = read_pages(dir, &n, &bytes);
+    if (!p || !n)
+        return 1;
+    double t0 = now_ms();
+    size_t items = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_tokener *tok = json_tokener_new_ex(K8S_JSON_DEPTH);
+        json_object *o = json_tokener_parse_ex(tok, p[i].data, (int)p[i].len);
+        json_tokener_free(tok);
+        json_object *arr;
+        if (!o || !json_object_object_get_ex(o, "items", &arr))
+            return fprintf(stderr, "bench_tool: bare parse failed on page %zu\n", i), 1;
+        items += json_object_array_length(arr);
+        json_object_put(o);
+    }
+    printf("bare_ms=%.1f pages=%zu items=%zu bytes=%zu\n", now_ms() - t0, n, items, bytes);
+    return 0;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmd_summary(const char *dbpath, int64_t from, int64_t to, int reps) {
+    struct store *s;
+    if (store_open(dbpath, STORE_READER, &s, NULL) != ERR_OK)
+        return 1;
+    double *t = calloc((size_t)reps, sizeof *t), *tl = calloc((size_t)reps, sizeof *tl);
+    size_t body = 0, ntasks = 0, natt = 0;
+    for (int r = 0; r < reps; r++) {
+        struct cost_query q;
+        memset(&q, 0, sizeof q);
+        q.from = from;
+        q.to = to;
+        q.now = BENCH_T0 + BENCH_WEEKS * BENCH_WEEK + 86400;
+        struct calc c;
+        struct buf out;
+        buf_init(&out, 0);
+        double a = now_ms();
+        struct store_cost_data *d = NULL;
+        if (store_cost_load(s, from, to, COST_FALLBACK, &d) != ERR_OK)
+            return 1;
+        tl[r] = now_ms() - a;
+        ntasks = d->in.n_tasks;
+        natt = d->in.n_attempts;
+        store_cost_free(d);
+        a = now_ms();
+        if (calc_run(s, NULL, from, to, &q, &c) != ERR_OK ||
+            report_summary_json(c.res, &out) != ERR_OK)
+            return fprintf(stderr, "bench_tool: summary failed\n"), 1;
+        t[r] = now_ms() - a;
+        body = out.len;
+        calc_release(&c);
+        buf_release(&out);
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_d);
+    qsort(tl, (size_t)reps, sizeof *tl, cmp_d);
+    printf("summary_ms=%.2f load_ms=%.2f tasks=%zu attempts=%zu body=%zu\n", t[reps / 2],
+           tl[reps / 2], ntasks, natt, body);
+    store_free(s);
+    free(t);
+    free(tl);
+    return 0;
+}
+
+static int cmd_export(const char *dbpath, int64_t from, int64_t to) {
+    struct store *s;
+    if (store_open(dbpath, STORE_READER, &s, NULL) != ERR_OK)
+        return 1;
+    struct buf out;
+    buf_init(&out, 0);
+    int64_t rows = 0;
+    double a = now_ms();
+    if (export_build(s, NULL, EXPORT_TASKS, from, to, "bench", to, &out, &rows) != ERR_OK)
+        return fprintf(stderr, "bench_tool: export failed\n"), 1;
+    printf("export_ms=%.1f rows=%lld bytes=%zu\n", now_ms() - a, (long long)rows, out.len);
+    buf_release(&out);
+    store_free(s);
+    return 0;
+}
+
+static long num(const char *s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end) {
+        fprintf(stderr, "bench_tool: not a number: %s\n", s);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv) {
+    log_set_level(LOG_WARN);
+    if (argc == 7 && !strcmp(argv[1], "gen-k8s"))
+        return bench_gen_k8s(argv[2], num(argv[3]), num(argv[4]), num(argv[5]),
+                             strtoull(argv[6], NULL, 10)) != 0;
+    if (argc == 6 && !strcmp(argv[1], "gen-db"))
+        return bench_gen_db(argv[2], num(argv[3]), num(argv[4]), strtoull(argv[5], NULL, 10)) != 0;
+    if (argc == 4 && !strcmp(argv[1], "ingest"))
+        return cmd_ingest(argv[2], argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "bare"))
+        return cmd_bare(argv[2]);
+    if (argc == 6 && !strcmp(argv[1], "summary"))
+        return cmd_summary(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
+                           (int)num(argv[5]));
+    if (argc == 5 && !strcmp(argv[1], "export"))
+        return cmd_export(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10));
+    fprintf(stderr, "usage: see tests/bench/bench_tool.c\n");
+    return 2;
+}
