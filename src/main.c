@@ -1,5 +1,8 @@
 /* main — wiring only: configuration, signals, store, server, pollers. */
 #include <curl/curl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -51,6 +54,15 @@ int main(int argc, char **argv) {
         return cr == CONFIG_EXIT ? 0 : 2;
     }
     log_set_level(cfg.log_level);
+#ifdef __GLIBC__
+    /* A window's rows are a few large arrays, freed after each request: keep them
+     * in mmap'd chunks that go back to the system (a fixed threshold stops glibc
+     * from raising it after the first free), and few arenas for the server's
+     * threads, so resident memory follows the current request, not the largest
+     * one ever served (mallopt(3)). */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_ARENA_MAX, 2);
+#endif
 
     struct app app;
     memset(&app, 0, sizeof app);
