@@ -201,7 +201,7 @@ static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const cha
             status = 410;
             body = STATUS_410;
         } else if (cont) {
-            page = atoi(cont + 1); /* tokens are "c<page>" */
+            page = (int)strtol(cont + 1, NULL, 10); /* tokens are "c<page>" */
         }
         if (status == 200)
             body = l && page < l->npages
