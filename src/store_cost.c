@@ -76,17 +76,9 @@ static const char SQL_W_TASK_ATTEMPTS[] =
     "  AND coalesce(scheduled_at, created_at, started_at) < ?2 "
     "  AND NOT (finished_at IS NULL AND deleted_at IS NULL)";
 
-/* One task and all its attempts (?1 task uid). */
-static const char SQL_TASK_ONE[] =
-    "WITH touched(uid) AS (SELECT ?1) "
-    "SELECT touched.uid, t.namespace, t.experiment, t.configuration, t.outcome, t.completed_at, "
-    " a.uid, a.namespace, a.node_name, a.gpu_request, a.cpu_request_milli, a.created_at, "
-    " a.scheduled_at, a.started_at, a.finished_at, a.deleted_at, a.disruption_at, "
-    " a.not_ready_at, a.reason, a.phase, a.report_work_seconds, a.report_restore_seconds, "
-    " a.report_checkpoint_seconds, t.name "
-    "FROM touched JOIN tasks t ON t.uid = touched.uid "
-    " LEFT JOIN attempts a ON a.task_uid = touched.uid "
-    "ORDER BY touched.uid, coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid";
+/* One task (?1 uid) and all its attempts. */
+static const char SQL_ONE_TASK[] = "SELECT " TASK_COLS " FROM tasks WHERE uid = ?1";
+static const char SQL_ONE_ATTEMPTS[] = "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1";
 
 /* The nodes one task's attempts used. */
 static const char SQL_TASK_NODES[] =
@@ -182,72 +174,6 @@ static enum err lookback(struct store *s, int64_t *out) {
     sqlite3_reset(st);
     *out = v > 0 ? v : 0;
     return ERR_OK;
-}
-
-/* Reads rows shaped like SQL_TASKS from a bound statement st. */
-static enum err read_tasks(struct store *s, sqlite3_stmt *st, struct store_cost_data *d,
-                           enum cost_config dflt, const struct cost_index *node_ix) {
-    enum err rc;
-    size_t tcap = 0, acap = 0, names_n = 0, names_cap = 0;
-    const char *prev = NULL;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *uid = (const char *)sqlite3_column_text(st, 0);
-        if (!uid)
-            continue;
-        if (!prev || strcmp(prev, uid) != 0) {
-            STORE_GROW(d->tasks, d->in.n_tasks, tcap);
-            struct cost_task *t = &d->tasks[d->in.n_tasks++];
-            memset(t, 0, sizeof *t);
-            t->uid = store_arena_col(&d->arena, st, 0);
-            t->ns = store_arena_col(&d->arena, st, 1);
-            if (!t->ns)
-                t->ns = store_arena_col(&d->arena, st, 7); /* task row unknown: the pod's */
-            t->experiment = store_arena_col(&d->arena, st, 2);
-            const char *c = (const char *)sqlite3_column_text(st, 3);
-            if (!c || cost_config_parse(c, &t->config) != ERR_OK)
-                t->config = dflt;
-            const char *o = (const char *)sqlite3_column_text(st, 4);
-            if (!o || cost_outcome_parse(o, &t->outcome) != ERR_OK)
-                t->outcome = COST_TASK_RUNNING;
-            t->completed_at = col_time(st, 5);
-            prev = t->uid;
-            STORE_GROW(d->task_names, names_n, names_cap);
-            d->task_names[names_n++] = store_arena_col(&d->arena, st, 23);
-        }
-        if (sqlite3_column_type(st, 6) == SQLITE_NULL)
-            continue; /* a task with no attempt */
-        STORE_GROW(d->attempts, d->in.n_attempts, acap);
-        struct cost_attempt *a = &d->attempts[d->in.n_attempts++];
-        memset(a, 0, sizeof *a);
-        a->uid = store_arena_col(&d->arena, st, 6);
-        a->task = (int32_t)(d->in.n_tasks - 1);
-        const char *node = (const char *)sqlite3_column_text(st, 8);
-        a->node = node && node_ix ? cost_index_find(node_ix, node) : -1;
-        a->gpu_request = store_col_or(st, 9, 0);
-        a->cpu_request_milli = store_col_or(st, 10, 0);
-        if (a->gpu_request < 0)
-            a->gpu_request = 0;
-        if (a->cpu_request_milli < 0)
-            a->cpu_request_milli = 0;
-        a->created_at = col_time(st, 11);
-        a->scheduled_at = col_time(st, 12);
-        a->started_at = col_time(st, 13);
-        a->finished_at = col_time(st, 14);
-        a->deleted_at = col_time(st, 15);
-        a->disruption_at = col_time(st, 16);
-        a->not_ready_at = col_time(st, 17);
-        a->reason = store_arena_col(&d->arena, st, 18);
-        const char *ph = (const char *)sqlite3_column_text(st, 19);
-        if (!ph || cost_phase_parse(ph, &a->phase) != ERR_OK)
-            a->phase = COST_PHASE_UNKNOWN;
-        a->work_seconds = store_col_or(st, 20, -1);
-        a->restore_seconds = store_col_or(st, 21, -1);
-        a->checkpoint_seconds = store_col_or(st, 22, -1);
-    }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
-    sqlite3_reset(st);
-    return rc;
 }
 
 /* A task row as loaded, before the touched ones are kept. */
@@ -443,6 +369,59 @@ static void keep_touched(struct wload *w) {
     d->in.n_attempts = m;
 }
 
+/* Reads task rows (TASK_COLS); a task completed in [from, to) is touched. */
+static enum err read_task_rows(struct store *s, struct wload *w, sqlite3_stmt *st, int64_t from,
+                               int64_t to) {
+    struct store_cost_data *d = w->d;
+    enum err rc;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(w->wt, w->n_wt, w->cap_wt);
+        struct wtask *t = &w->wt[w->n_wt++];
+        memset(t, 0, sizeof *t);
+        t->uid = store_arena_col(&d->arena, st, 0);
+        t->ns = store_arena_col(&d->arena, st, 1);
+        t->experiment = store_arena_col(&d->arena, st, 2);
+        const char *c = (const char *)sqlite3_column_text(st, 3);
+        if (!c || cost_config_parse(c, &t->config) != ERR_OK)
+            t->config = w->dflt;
+        const char *o = (const char *)sqlite3_column_text(st, 4);
+        if (!o || cost_outcome_parse(o, &t->outcome) != ERR_OK)
+            t->outcome = COST_TASK_RUNNING;
+        t->completed_at = col_time(st, 5);
+        t->name = store_arena_col(&d->arena, st, 6);
+        t->out = -1;
+        t->touched = t->completed_at >= from && t->completed_at < to;
+    }
+    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
+    sqlite3_reset(st);
+    return rc;
+}
+
+static enum err load_one_task(struct store *s, struct store_cost_data *d, const char *uid,
+                              enum cost_config dflt, const struct cost_index *node_ix) {
+    struct wload w = {.d = d, .dflt = dflt, .node_ix = node_ix};
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_ONE_TASK, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, uid);
+    rc = read_task_rows(s, &w, st, INT64_MIN, INT64_MAX); /* the task row is touched */
+    w.n_rows = w.n_wt;
+    if (rc == ERR_OK && w.n_rows)
+        rc = cost_index_new(&w.wt[0].uid, sizeof w.wt[0], w.n_rows, &w.ix);
+    if (rc == ERR_OK && w.n_rows && (rc = store_stmt(s, SQL_ONE_ATTEMPTS, &st)) == ERR_OK) {
+        store_bind_text(st, 1, uid);
+        rc = read_attempts(s, &w, st, INT64_MAX, INT64_MIN); /* touch nothing more */
+    }
+    if (rc == ERR_OK)
+        keep_touched(&w);
+    cost_index_free(w.ix);
+    free(w.wt);
+    free(w.wa);
+    return rc;
+}
+
 static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
                            int64_t span, int64_t life, enum cost_config dflt,
                            const struct cost_index *node_ix) {
@@ -454,27 +433,7 @@ static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t f
         return rc;
     sqlite3_bind_int64(st, 1, from - span);
     sqlite3_bind_int64(st, 2, to + life);
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(w.wt, w.n_wt, w.cap_wt);
-        struct wtask *t = &w.wt[w.n_wt++];
-        memset(t, 0, sizeof *t);
-        t->uid = store_arena_col(&d->arena, st, 0);
-        t->ns = store_arena_col(&d->arena, st, 1);
-        t->experiment = store_arena_col(&d->arena, st, 2);
-        const char *c = (const char *)sqlite3_column_text(st, 3);
-        if (!c || cost_config_parse(c, &t->config) != ERR_OK)
-            t->config = dflt;
-        const char *o = (const char *)sqlite3_column_text(st, 4);
-        if (!o || cost_outcome_parse(o, &t->outcome) != ERR_OK)
-            t->outcome = COST_TASK_RUNNING;
-        t->completed_at = col_time(st, 5);
-        t->name = store_arena_col(&d->arena, st, 6);
-        t->out = -1;
-        t->touched = t->completed_at >= from && t->completed_at < to;
-    }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
-    sqlite3_reset(st);
+    rc = read_task_rows(s, &w, st, from, to);
     w.n_rows = w.n_wt;
     if (rc == ERR_OK && w.n_rows)
         rc = cost_index_new(&w.wt[0].uid, sizeof w.wt[0], w.n_rows, &w.ix);
@@ -559,9 +518,8 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
         rc = cost_index_new(&d->nodes[0].name, sizeof d->nodes[0], d->in.n_nodes, &node_ix);
     if (rc == ERR_OK && !task_uid) {
         rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
-    } else if (rc == ERR_OK && (rc = store_stmt(s, SQL_TASK_ONE, &st)) == ERR_OK) {
-        store_bind_text(st, 1, task_uid);
-        rc = read_tasks(s, st, d, default_config, node_ix);
+    } else if (rc == ERR_OK) {
+        rc = load_one_task(s, d, task_uid, default_config, node_ix);
     }
     if (rc == ERR_OK)
         rc = load_od_prices(s, d);
