@@ -7,7 +7,7 @@
 #   make format / format-check / valgrind / clean
 #
 # Sources are discovered: src/*.c form the service (src/main.c is its entry point),
-# src/sim/*.c form spotsim (src/sim/sim_main.c its entry point), tests/test_*.c are
+# src/sim/*.c form spotsim (src/sim/sim_main.c its entry point), tests/unit/test_*.c are
 # one cmocka binary each, linked against both libraries.
 
 PKG_CONFIG ?= pkg-config
@@ -49,14 +49,15 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-LIB_SRC := $(filter-out src/main.c,$(wildcard src/*.c))
+LAYERS := base engine source store ingest query http service
+LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 SIM_SRC := $(filter-out src/sim/sim_main.c,$(wildcard src/sim/*.c))
-TEST_SRC := $(wildcard tests/test_*.c)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
 SCHEMA := $(sort $(wildcard schema/*.sql))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
-TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test check run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
 	fuzz-bins
@@ -87,9 +88,9 @@ $(BUILD)/%.o: %.c
 	@$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # Migrations are compiled into the binary so a deployed service needs no schema/ dir.
-$(BUILD)/gen/schema_sql.c: $(SCHEMA) tests/gen_schema.sh
+$(BUILD)/gen/schema_sql.c: $(SCHEMA) schema/gen_schema.sh
 	@mkdir -p $(dir $@)
-	@sh tests/gen_schema.sh $(SCHEMA) > $@.tmp && mv $@.tmp $@
+	@sh schema/gen_schema.sh $(SCHEMA) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/schema_sql.o: $(BUILD)/gen/schema_sql.c
 	@$(CC) $(ALL_CFLAGS) -Wno-overlength-strings -c $< -o $@
@@ -110,7 +111,7 @@ $(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/lib
 	@echo "  LD      $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
 	@echo "  LD      $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
@@ -156,7 +157,7 @@ build/fuzz/fuzz_%: build/fuzz/tests/fuzz/fuzz_%.o build/fuzz/libspotledger.a
 	@echo "  LD      $@"
 	@$(CC) -fsanitize=fuzzer,address,undefined $(LDFLAGS) -o $@ $^ $(LIBS)
 
-.PRECIOUS: build/fuzz/tests/fuzz/%.o
+.PRECIOUS: build/fuzz/tests/fuzz/%.o $(BUILD)/tests/unit/%.o
 fuzz-bins: $(FUZZ_BIN)
 
 fuzz: deps
@@ -183,8 +184,8 @@ bench: deps bench-deps
 	@$(MAKE) --no-print-directory spotledger build/bench/bench_tool
 	@sh tests/bench/bench.sh
 
-FORMAT_SRC = $(wildcard src/*.c src/*.h src/sim/*.c src/sim/*.h tests/*.c tests/*.h tests/bench/*.c \
-	tests/bench/*.h tests/fuzz/*.c)
+FORMAT_SRC = $(sort $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h tests/bench/*.c \
+	tests/bench/*.h tests/fuzz/*.c))
 format:
 	clang-format -i $(FORMAT_SRC)
 format-check:

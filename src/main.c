@@ -10,15 +10,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "app.h"
-#include "config.h"
-#include "export.h"
-#include "kube_auth.h"
-#include "log.h"
-#include "poll_do.h"
-#include "server.h"
-#include "store.h"
-#include "watch_k8s.h"
+#include "service/app.h"
+#include "service/config.h"
+#include "query/export.h"
+#include "source/kube_auth.h"
+#include "base/log.h"
+#include "ingest/poll_do.h"
+#include "http/server.h"
+#include "store/store.h"
+#include "ingest/watch_k8s.h"
 
 static const char *real_getenv(const char *name) {
     return getenv(name);

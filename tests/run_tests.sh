@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every unit test binary, then every end-to-end script (tests/e2e_*.sh),
+# Runs every unit test binary, then every end-to-end script (tests/e2e/e2e_*.sh),
 # and prints one summary. Usage: tests/run_tests.sh BUILD_DIR (build/san in make test).
 # Each test is bounded in time (timeout), so a hung test fails instead of hanging CI.
 set -u
@@ -18,7 +18,7 @@ for t in "$root/$build"/tests/test_*; do
   name=$(basename "$t")
   if (cd "$root" && timeout 300 "$t"); then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $name"; fi
 done
-for s in "$root"/tests/e2e_*.sh; do
+for s in "$root"/tests/e2e/e2e_*.sh; do
   [ -f "$s" ] || continue
   name=$(basename "$s")
   echo "[ RUN      ] $name"

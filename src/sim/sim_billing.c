@@ -1,7 +1,7 @@
 #include "sim/sim_billing.h"
 
-#include "money.h"
-#include "timeutil.h"
+#include "base/money.h"
+#include "base/timeutil.h"
 
 int64_t sim_billing_rate(const struct sim_world *w, int node) {
     const struct sim_pool *p = &w->pools[w->nodes[node].pool];

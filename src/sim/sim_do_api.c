@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
-#include "money.h"
+#include "base/jsonw.h"
+#include "base/money.h"
 #include "sim/sim_billing.h"
 #include "sim/sim_rng.h"
-#include "timeutil.h"
-#include "xalloc.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
 
 #define DO_DEFAULT_PER_PAGE 20
 #define DO_MAX_PER_PAGE 200

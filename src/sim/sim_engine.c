@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "sim/sim_rng.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define SIM_SEQ_BASE 1000 /* resourceVersions start here; "0" means "any" to clients */
 #define SIM_DROPLET_BASE 512340000LL

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "money.h"
+#include "base/money.h"
 
 void sim_faults_init(struct sim_faults *f, uint64_t seed) {
     memset(f, 0, sizeof *f);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "sim/sim_rng.h"
 
 enum sim_fault_kind {

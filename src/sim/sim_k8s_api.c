@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
+#include "base/jsonw.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_k8s_obj.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 #define K8S_MAX_SEGS 8
 #define K8S_DEFAULT_TIMEOUT 1800 /* seconds: a watch without timeoutSeconds */

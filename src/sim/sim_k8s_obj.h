@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "jsonw.h"
+#include "base/jsonw.h"
 #include "sim/sim_world.h"
 
 #define SIM_MAX_LABELS 32

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "log.h"
+#include "service/config.h"
+#include "base/log.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_fault.h"
 #include "sim/sim_scenario.h"
@@ -16,8 +16,8 @@
 #include "sim/sim_tls.h"
 #include "sim/sim_truth.h"
 #include "sim/sim_world.h"
-#include "timeutil.h"
-#include "xalloc.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
 
 struct opts {
     const char *scenario;

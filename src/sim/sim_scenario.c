@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "money.h"
-#include "timeutil.h"
-#include "xalloc.h"
+#include "base/buf.h"
+#include "base/money.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
 
 #define SCENARIO_MAX_BYTES (4u * 1024 * 1024)
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 #define SIM_MAX_POOLS 16
 #define SIM_MAX_SIZES 16

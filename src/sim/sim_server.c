@@ -12,13 +12,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "jsonw.h"
-#include "log.h"
-#include "request.h"
+#include "base/jsonw.h"
+#include "base/log.h"
+#include "http/request.h"
 #include "sim/sim_do_api.h"
 #include "sim/sim_k8s_api.h"
-#include "timeutil.h"
-#include "xalloc.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
 
 struct sim_server {
     struct sim_server_options opt;

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_fault.h"
 #include "sim/sim_tls.h"

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "xalloc.h"
+#include "base/log.h"
+#include "base/xalloc.h"
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \

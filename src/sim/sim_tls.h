@@ -7,7 +7,7 @@
 #ifndef SPOTLEDGER_SIM_TLS_H
 #define SPOTLEDGER_SIM_TLS_H
 
-#include "err.h"
+#include "base/err.h"
 
 struct sim_tls {
     char *cert_pem; /* NUL-terminated PEM */

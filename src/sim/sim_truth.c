@@ -6,11 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonw.h"
-#include "log.h"
-#include "report.h"
+#include "base/jsonw.h"
+#include "base/log.h"
+#include "query/report.h"
 #include "sim/sim_billing.h"
-#include "xalloc.h"
+#include "base/xalloc.h"
 
 const char *sim_outcome_name(enum sim_outcome o) {
     switch (o) {

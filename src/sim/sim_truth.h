@@ -14,9 +14,9 @@
 #ifndef SPOTLEDGER_SIM_TRUTH_H
 #define SPOTLEDGER_SIM_TRUTH_H
 
-#include "buf.h"
-#include "cost.h"
-#include "err.h"
+#include "base/buf.h"
+#include "engine/cost.h"
+#include "base/err.h"
 #include "sim/sim_world.h"
 
 /* The cost engine's input for world w as known at time `at` (facts after `at`

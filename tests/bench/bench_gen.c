@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "store.h"
-#include "store_internal.h"
-#include "timeutil.h"
+#include "base/buf.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+#include "base/timeutil.h"
 
 /* the object templates are longer than C99's 4095-byte minimum; gcc and clang cope */
 #pragma GCC diagnostic ignored "-Woverlength-strings"

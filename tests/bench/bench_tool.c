@@ -21,13 +21,13 @@
 #include <time.h>
 
 #include "bench_gen.h"
-#include "calc.h"
-#include "export.h"
-#include "k8s_api.h"
-#include "log.h"
-#include "report.h"
-#include "store.h"
-#include "store_k8s.h"
+#include "query/calc.h"
+#include "query/export.h"
+#include "source/k8s_api.h"
+#include "base/log.h"
+#include "query/report.h"
+#include "store/store.h"
+#include "store/store_k8s.h"
 
 static double now_ms(void) {
     struct timespec ts;

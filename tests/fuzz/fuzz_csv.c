@@ -5,9 +5,9 @@
  * CRLF, and a strict reader gets back every field exactly, modulo the documented
  * changes: invalid UTF-8 bytes become U+FFFD, and a field beginning with
  * = + - @ TAB or CR gets a leading apostrophe. */
-#include "csv.h"
+#include "base/csv.h"
 #include "fuzz_common.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;

@@ -2,7 +2,7 @@
  * byte picks the parser; the rest is the body, passed without a terminating NUL.
  * Invariants: ERR_OK or ERR_PARSE only (no other error for a bounded body), a
  * reason in `why` on ERR_PARSE, NUL-terminated `why`, every release safe. */
-#include "do_api.h"
+#include "source/do_api.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

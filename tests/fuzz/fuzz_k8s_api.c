@@ -4,7 +4,7 @@
  * Invariants: documented errors only; fixed-size strings NUL-terminated; list
  * counts consistent; releases safe. */
 #include "fuzz_common.h"
-#include "k8s_api.h"
+#include "source/k8s_api.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;

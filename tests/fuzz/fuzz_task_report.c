@@ -4,7 +4,7 @@
 #include <ctype.h>
 
 #include "fuzz_common.h"
-#include "k8s_api.h"
+#include "source/k8s_api.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;

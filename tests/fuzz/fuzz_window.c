@@ -9,9 +9,9 @@
  * false with a 400 whose body is {"error":{"code","message"}} JSON. */
 #include <json-c/json.h>
 
-#include "api.h"
+#include "http/api.h"
 #include "fuzz_common.h"
-#include "window.h"
+#include "query/window.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;

@@ -1,0 +1,410 @@
+/* cost — the cost model: what one successful task costs per configuration.
+ *
+ * Pure (DESIGN.md "The cost model is pure"): no I/O, no clock, no globals, no SQL.
+ * Input is plain arrays in memory (filled from SQLite by store, or by spotsim from
+ * its own event log); output is integer micro-dollars and counts. Cross references
+ * are array indices, never strings, so the hot loops never compare strings;
+ * cost_index resolves string ids (pool id, node name, task uid) to indices once.
+ * Thread rule: any thread; cost_compute keeps no state between calls.
+ *
+ * Invariants of every result (tested):
+ *  - money is int64 micro-dollars, computed with money_muldiv / 128-bit integers,
+ *    never double; ratios are integer basis points (1 % = 100 bp);
+ *  - per node: allocated + idle == total, exactly (idle is the residual, >= 0);
+ *  - per pool: idle == sum of the idle charged to the configuration groups + the
+ *    pool's unattributed idle, exactly (largest-remainder split, cost_split);
+ *  - sum of configuration costs + excluded_cost + unattributed_idle == nodes_total.
+ *
+ * Decisions the normative model (DESIGN.md) leaves open, as finance would want them:
+ *  - Money is accrued when it is spent: a window gets the node-seconds that fall in
+ *    it; successes and failures are counted in the window holding the task's
+ *    completed_at. A task spanning the window edge contributes cost to both windows
+ *    and its success to the window where it completed.
+ *  - Windows are additive: the billable seconds of adjacent windows sum to the
+ *    node's billable seconds (up to 1 µ$ of rounding per window and node).
+ *  - 60 s minimum: the node is billed as if it lived max(duration, 60 s) from its
+ *    billable start, so the extra seconds fall right after its real end (into the
+ *    next window if the end is at a window edge). A node still alive is billed at
+ *    least 60 s as soon as it is Ready (the minimum is owed from that moment).
+ *    The "$0.01 minimum" alternative is not applied (60 s of a GPU node is more).
+ *  - 672-hour cap: per calendar month (UTC) the first 672 billable hours of the
+ *    node in that month are billed and the rest of the month is free; a window
+ *    gets the billed seconds that fall in it.
+ *  - Open intervals (node alive, attempt running) end at `now`; nothing after
+ *    `now` is billed except the 60 s minimum above.
+ *  - Attempt interval = [PodScheduled (else pod creation, else first container
+ *    start), earliest of finished_at / pod deletion / node deletion). With none of
+ *    these, a finished task's completed_at ends it; otherwise it is open (`now`).
+ *  - Share: GPU request / GPU allocatable when the pod requests GPUs and the node
+ *    has them; otherwise CPU request / CPU allocatable; a node with neither
+ *    allocatable known counts as a share of 1; requests above allocatable count as
+ *    1; a pod requesting nothing has share 0. When the shares held on a node
+ *    exceed the node (bad or overlapping data), allocated cost is scaled down to
+ *    the node total so idle never goes negative.
+ *  - Per node, allocated cost is rounded once (Σ share-seconds × rate) and split
+ *    over (configuration group × kind) by largest remainder: class totals are
+ *    exact; no per-attempt rounding accumulates.
+ *  - Kinds of allocated cost, by the attempt's state known at `now`: useful
+ *    (succeeded attempt), restore (the first restore_seconds after the container
+ *    start of a succeeded attempt that reported them), wasted (ended, did not
+ *    succeed), running (not ended at `now`). cost = useful + restore + wasted +
+ *    running + idle share. Overhead = (wasted + restore + idle) / useful.
+ *  - Idle split: a pool's idle goes to the configuration groups in proportion to
+ *    their allocated cost in that pool (in proportion to their attempt seconds
+ *    if all allocated cost is 0); a pool no attempt used keeps it "unattributed".
+ *    With an experiment/namespace/configuration filter, the split is computed
+ *    over all tasks; the part belonging to filtered-out tasks is excluded_cost.
+ *  - Counts are attributed to the window holding their moment: an attempt and a
+ *    retry at the attempt's start; an interruption at its lost_at; a duplicate at
+ *    the start of the overlapping attempt; a restore sample at the next
+ *    attempt's first container start.
+ *  - The succeeded attempt of a task is its last attempt with phase Succeeded;
+ *    if none (the watcher missed the pod's end) but the task succeeded, its last
+ *    attempt unless that one failed or was interrupted.
+ *  - node_seconds_by_pool are share-weighted (an attempt holding 1/2 of a node
+ *    for 3600 s is 1800 node-seconds), rounded once per node.
+ *  - Interrupted: not succeeded and ended, with a DisruptionTarget time, or a
+ *    reason Evicted/NodeLost/Shutdown/NodeShutdown/Terminated, or its node was
+ *    deleted while it still held it (no earlier finish/deletion of its own; a
+ *    finish in the same second as the node deletion counts as interrupted).
+ *  - Restore time = max(0, next started attempt's first container start -
+ *    lost_at) + that attempt's reported restore_seconds (when >= 0). An
+ *    interruption never followed by a started attempt gives no sample.
+ *  - Percentiles are nearest-rank over the window's samples (p50 of 1 sample is
+ *    that sample); null with no samples.
+ *  - Counterfactual On-Demand: each successful spot/fallback task completed in
+ *    the window costs work_seconds × share × On-Demand rate of its successful
+ *    attempt's size (the whole task, in the window where it completed).
+ *    work_seconds = reported work_seconds, else the attempt's run time (first
+ *    container start to its end). Tasks with no priceable size are counted as
+ *    unpriced and left out of the average.
+ *  - Savings vs On-Demand (spot, fallback) compare cost per successful task with
+ *    the counterfactual per task of the same configuration's tasks; break-even
+ *    overhead = (useful cost at On-Demand rates - useful cost) / useful cost.
+ *  - Reclaim: a spot pool with deleted_at, or whose nodes all ended within 10
+ *    minutes with at least one interrupted attempt. First signal = earliest
+ *    DisruptionTarget / cordon / NodeNotReady / caller signal of the pool within
+ *    the hour before it was gone. Durations are measured from the first signal.
+ *  - Checkpoint advice per spot size: M = exposure (union of the size's spot pool
+ *    lifetimes in the window) / reclaims in the window; δ = mean reported
+ *    checkpoint_seconds of attempts on that size; interval = isqrt(2·δ·M).
+ *  - Rounding: round half away from zero (money_muldiv) at each single rounding
+ *    point: node total, node allocated, per-task average, ratios. */
+#ifndef SPOTLEDGER_COST_H
+#define SPOTLEDGER_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* "No value" for int64 result fields that can be unknown (printed as null). */
+#define COST_NULL INT64_MIN
+/* 672 hours: DigitalOcean's monthly cap per node. */
+#define COST_MONTH_CAP_SECONDS (672LL * 3600)
+#define COST_MIN_SECONDS 60
+/* Reclaim heuristics (see the decisions above). */
+#define COST_RECLAIM_SPREAD 600
+#define COST_RECLAIM_LOOKBACK 3600
+
+enum cost_config { COST_SPOT = 0, COST_FALLBACK = 1, COST_ON_DEMAND = 2 };
+#define COST_NCONFIG 3
+enum cost_capacity { COST_CAP_ON_DEMAND = 0, COST_CAP_SPOT = 1 };
+enum cost_outcome { COST_TASK_RUNNING = 0, COST_TASK_SUCCEEDED, COST_TASK_FAILED };
+enum cost_phase {
+    COST_PHASE_UNKNOWN = 0,
+    COST_PHASE_PENDING,
+    COST_PHASE_RUNNING,
+    COST_PHASE_SUCCEEDED,
+    COST_PHASE_FAILED,
+};
+
+/* Parsers for the schema's text columns; ERR_INVAL on anything else (NULL too).
+ * config: "spot" "fallback" "on-demand"; capacity: "spot" "on-demand";
+ * outcome: "running" "succeeded" "failed"; phase: Kubernetes pod phases
+ * "Pending" "Running" "Succeeded" "Failed" "Unknown". */
+enum err cost_config_parse(const char *s, enum cost_config *out);
+enum err cost_capacity_parse(const char *s, enum cost_capacity *out);
+enum err cost_outcome_parse(const char *s, enum cost_outcome *out);
+enum err cost_phase_parse(const char *s, enum cost_phase *out);
+/* Static names: "spot" "fallback" "on-demand"; NULL for an invalid value. */
+const char *cost_config_name(enum cost_config c);
+const char *cost_capacity_name(enum cost_capacity c);
+
+/* ---- input ----------------------------------------------------------------
+ * All strings are borrowed: they must outlive every cost_result computed from
+ * them (results point at them). Times are Unix seconds, 0 = unknown; money is
+ * µ$. Indices refer to the arrays of the same struct cost_input. */
+
+struct cost_pool {    /* node_pools */
+    const char *id;   /* DO pool uuid */
+    const char *name; /* may be NULL */
+    const char *size; /* size slug, e.g. "gpu-h100x1-80gb-spot" */
+    enum cost_capacity capacity;
+    int64_t price_hourly; /* µ$/h at first sighting; 0 unknown */
+    int64_t deleted_at;   /* first poll no longer listing it; 0 alive */
+    int64_t signal_at;    /* earliest reclaim signal the caller knows (reclaims.
+                             first_signal_at, a node/pool Event); 0 none */
+};
+
+struct cost_node { /* nodes */
+    const char *name;
+    int32_t pool;         /* index into pools, -1 unknown */
+    int64_t price_hourly; /* µ$/h recorded at first sighting; 0: the pool's price */
+    int64_t created_at;
+    int64_t ready_at; /* first Ready=True; 0: billable from created_at */
+    int64_t k8s_deleted_at;
+    int64_t do_deleted_at; /* deletion = earliest nonzero of these two */
+    int64_t not_ready_at;
+    int64_t cordoned_at;
+    int64_t gpu_allocatable;       /* 0 none / unknown */
+    int64_t cpu_allocatable_milli; /* 0 unknown */
+};
+
+struct cost_task { /* tasks */
+    const char *uid;
+    const char *ns;          /* namespace */
+    const char *experiment;  /* NULL none */
+    enum cost_config config; /* resolved by the caller (label or default) */
+    enum cost_outcome outcome;
+    int64_t completed_at; /* Complete/Failed condition time */
+};
+
+struct cost_attempt { /* attempts (one pod) */
+    const char *uid;
+    int32_t task; /* index into tasks (required) */
+    int32_t node; /* index into nodes, -1 never scheduled / unknown */
+    int64_t gpu_request;
+    int64_t cpu_request_milli;
+    int64_t created_at;
+    int64_t scheduled_at; /* PodScheduled */
+    int64_t started_at;   /* first container start */
+    int64_t finished_at;  /* last container finishedAt */
+    int64_t deleted_at;
+    int64_t disruption_at; /* DisruptionTarget condition time */
+    int64_t not_ready_at;  /* pod NodeNotReady evidence */
+    const char *reason;    /* pod/container termination reason, NULL none */
+    enum cost_phase phase;
+    int64_t work_seconds;       /* task report; -1 absent */
+    int64_t restore_seconds;    /* -1 absent */
+    int64_t checkpoint_seconds; /* -1 absent */
+};
+
+struct cost_input {
+    const struct cost_pool *pools;
+    size_t n_pools;
+    const struct cost_node *nodes;
+    size_t n_nodes;
+    const struct cost_task *tasks;
+    size_t n_tasks;
+    /* Any order is correct; ordered by task (SQL: ORDER BY task_uid, or grouped
+     * as loaded) is fastest, the task pass then reads them sequentially. */
+    const struct cost_attempt *attempts;
+    size_t n_attempts;
+};
+
+/* Counterfactual size mapping (--on-demand-size SPOT=OD), with the OD price. */
+struct cost_od_size {
+    const char *spot_size;
+    const char *od_size;
+    int64_t od_price_hourly; /* µ$/h */
+};
+
+struct cost_query {
+    int64_t from, to;       /* window [from, to); from < to */
+    int64_t now;            /* end of open intervals (source time of the data) */
+    unsigned configs;       /* bit (1u << enum cost_config); 0 = all */
+    const char *experiment; /* NULL = any */
+    const char *ns;         /* NULL = any */
+    /* The On-Demand rate of a spot pool: an entry here for its size, else an
+     * on-demand pool in the input whose size is the slug without "-spot", else
+     * the size of the on-demand pool fallback tasks used most. May be NULL. */
+    const struct cost_od_size *od_sizes;
+    size_t n_od_sizes;
+    /* Also fill cost_result.attempts (per-attempt detail, for task views). */
+    bool want_attempts;
+};
+
+/* ---- output --------------------------------------------------------------- */
+
+struct cost_restore {
+    int64_t samples;
+    int64_t total; /* seconds */
+    int64_t p50;   /* COST_NULL without samples */
+    int64_t p95;
+};
+
+/* Checkpoint advice (Young/Daly) for one spot size. */
+struct cost_advice {
+    const char *size;
+    int64_t reclaims;                /* in the window */
+    int64_t exposure_seconds;        /* union of the size's spot pool lifetimes in W */
+    int64_t mtbr_seconds;            /* M = exposure / reclaims; COST_NULL if none */
+    int64_t checkpoint_samples;      /* attempts reporting checkpoint_seconds */
+    int64_t mean_checkpoint_seconds; /* δ (rounded); COST_NULL if none */
+    int64_t interval_seconds;        /* isqrt(2 δ M); COST_NULL if M or δ unknown */
+};
+
+struct cost_config_result {
+    enum cost_config config;
+    bool selected;           /* in the query's configuration filter */
+    int64_t tasks_succeeded; /* completed_at in W */
+    int64_t tasks_failed;
+    int64_t tasks_running; /* not finished, held a node in W */
+    int64_t attempts;
+    int64_t retries;
+    int64_t interruptions;
+    int64_t duplicates;
+    int64_t cost;           /* allocated + idle */
+    int64_t allocated_cost; /* useful + restore + wasted + running */
+    int64_t useful_cost;
+    int64_t restore_cost;
+    int64_t wasted_cost;
+    int64_t running_cost;
+    int64_t idle_cost;
+    int64_t cost_per_successful_task; /* COST_NULL with no success */
+    struct cost_restore restore;
+    int64_t *pool_seconds;        /* [n_pools + 1]: share-weighted node-seconds per pool
+                                     (last = unknown pool) */
+    int64_t useful_at_on_demand;  /* useful cost re-priced at On-Demand rates */
+    int64_t counterfactual_tasks; /* successful tasks priced by the counterfactual */
+    int64_t counterfactual_cost;
+    int64_t savings_vs_on_demand_bp; /* COST_NULL when not applicable */
+    int64_t break_even_overhead_bp;  /* COST_NULL when useful cost is 0 */
+    int64_t measured_overhead_bp;    /* COST_NULL when useful cost is 0 */
+    int32_t advice;                  /* index into advice (main spot size), -1 none */
+};
+
+struct cost_counterfactual {
+    int64_t tasks; /* successful selected spot/fallback tasks in W */
+    int64_t tasks_priced;
+    int64_t tasks_unpriced;      /* no On-Demand rate for their size */
+    int64_t tasks_reported_work; /* work_seconds from the task report */
+    int64_t tasks_run_time;      /* work_seconds = run time */
+    int64_t work_seconds;        /* Σ work_seconds of priced tasks */
+    int64_t cost;
+    int64_t cost_per_successful_task; /* cost / tasks_priced; COST_NULL if none */
+};
+
+struct cost_pool_result {
+    int32_t pool; /* input index; -1 for the "unknown pool" row */
+    const char *id, *name, *size;
+    enum cost_capacity capacity;
+    int64_t od_price_hourly; /* On-Demand rate used for it; 0 unknown */
+    int64_t nodes;           /* nodes with billable seconds in W */
+    int64_t seconds;         /* billable node-seconds in W */
+    int64_t total, allocated, idle;
+    int64_t unattributed_idle; /* idle when no attempt used the pool, else 0 */
+};
+
+struct cost_node_result {
+    int32_t node; /* input index */
+    const char *name;
+    int32_t pool;           /* input index, -1 unknown */
+    int64_t rate_hourly;    /* µ$/h used */
+    int64_t billable_start; /* Ready, else creation; 0 unknown */
+    int64_t deleted_at;     /* earliest deletion; 0 alive */
+    int64_t seconds;        /* billable seconds in W (minimum and cap applied) */
+    int64_t total, allocated, idle;
+};
+
+struct cost_reclaim {
+    int32_t pool;
+    const char *pool_id, *pool_name, *size;
+    int64_t nodes;             /* nodes of the pool */
+    int64_t first_signal_at;   /* 0 unknown */
+    int64_t gone_at;           /* pool deleted (or its last node) */
+    int64_t fallback_ready_at; /* first on-demand node Ready at/after the signal */
+    int64_t first_resumed_at;  /* first interrupted task running again */
+    int64_t last_resumed_at;   /* last of them */
+    int64_t tasks_interrupted;
+    int64_t tasks_resumed;
+    /* From first_signal_at (else gone_at; signal_to_gone then COST_NULL);
+     * COST_NULL when an end is unknown. */
+    int64_t signal_to_gone_seconds;
+    int64_t replacement_delay_seconds;
+    int64_t return_to_useful_work_seconds;
+};
+
+enum cost_attempt_outcome {
+    COST_ATTEMPT_RUNNING = 0, /* still holds its node at now */
+    COST_ATTEMPT_SUCCEEDED,   /* the attempt that completed its task */
+    COST_ATTEMPT_FAILED,      /* ended without success, not interrupted */
+    COST_ATTEMPT_INTERRUPTED, /* ended by a disruption (DESIGN.md "Interrupted attempt") */
+};
+
+/* Per-attempt detail. Display figures: `allocated` is rounded per attempt
+ * (half away from zero) and is not scaled down on an over-subscribed node, so
+ * the sum over attempts can differ from the configuration totals (which are
+ * rounded once per node) by a few micro-dollars. */
+struct cost_attempt_result {
+    int64_t start, end; /* held interval; start 0 unknown */
+    enum cost_attempt_outcome outcome;
+    int64_t lost_at;         /* interrupted: when it stopped being useful; else 0 */
+    int64_t restore_seconds; /* the attempt that resumed its task after an interruption:
+                                the restore time (gap + reported); else COST_NULL */
+    int64_t allocated;       /* µ$ of its node-seconds in the window */
+};
+
+struct cost_result {
+    int64_t from, to, now;
+    struct cost_config_result configs[COST_NCONFIG]; /* indexed by enum cost_config */
+    struct cost_counterfactual counterfactual;
+    int64_t nodes_total; /* Σ node totals in W */
+    int64_t allocated_total;
+    int64_t idle_total;
+    int64_t unattributed_idle; /* idle of pools no attempt used */
+    int64_t excluded_cost;     /* cost of tasks the filters left out */
+    size_t n_pools;            /* input pools + 1 ("unknown pool", last) */
+    struct cost_pool_result *pools;
+    size_t n_nodes; /* every input node, in input order */
+    struct cost_node_result *nodes;
+    size_t n_reclaims; /* gone in W, by gone_at */
+    struct cost_reclaim *reclaims;
+    size_t n_advice; /* one per spot size seen */
+    struct cost_advice *advice;
+    int64_t attempts_unscheduled; /* attempts in W with no node (no cost) */
+    /* With cost_query.want_attempts: one row per input attempt, in input order;
+     * otherwise NULL. */
+    struct cost_attempt_result *attempts;
+};
+
+/* Computes the window. On ERR_OK *out is a new result (cost_result_free); it
+ * borrows the input's strings. Errors: ERR_INVAL (from >= to, an index out of
+ * range, a negative request/allocatable/price), ERR_TOOBIG (an amount beyond
+ * int64), ERR_NOMEM. *out is untouched on error. */
+enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
+                      struct cost_result **out);
+void cost_result_free(struct cost_result *r);
+
+/* ---- building blocks (used by cost_compute, exported for callers/tests) ---- */
+
+/* Splits amount (>= 0) into n parts proportional to weights (>= 0) by largest
+ * remainder: parts sum to amount exactly; ties go to the lower index.
+ * ERR_INVAL if a weight is negative, or all weights are 0 and amount != 0. */
+enum err cost_split(int64_t amount, const int64_t *weights, size_t n, int64_t *parts);
+
+/* The node's billable interval start (Ready else creation; 0 unknown) and end
+ * (earliest deletion; 0 alive). */
+int64_t cost_node_start(const struct cost_node *n);
+int64_t cost_node_end(const struct cost_node *n);
+/* Billable seconds of the node within [a, b): 60 s minimum, 672 h monthly cap,
+ * open end clipped at now. */
+int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, int64_t b);
+
+/* DESIGN's interrupted-attempt test (node may be NULL). */
+bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_node *node);
+
+/* String id -> index, built once (sort-free open-addressing hash). Keys are
+ * borrowed and must outlive the index; duplicate keys keep the first index. */
+struct cost_index;
+/* keys[i] for i < n, read with stride `stride` bytes from `base` (so it can index
+ * a field of an array of structs: base = &arr[0].name, stride = sizeof arr[0]).
+ * NULL keys are skipped. ERR_NOMEM. */
+enum err cost_index_new(const void *base, size_t stride, size_t n, struct cost_index **out);
+/* Index of key, -1 if absent (or key NULL). */
+int32_t cost_index_find(const struct cost_index *ix, const char *key);
+void cost_index_free(struct cost_index *ix);
+
+#endif

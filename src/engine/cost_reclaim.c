@@ -1,0 +1,322 @@
+/* cost_reclaim — reclaim timelines, On-Demand rates and checkpoint advice.
+ *
+ * A reclaim is a spot pool that vanished (deleted_at), or whose nodes all ended
+ * and that lost at least one attempt to an interruption around that time. Its
+ * timeline: first signal -> pool gone -> first on-demand node Ready -> first
+ * interrupted task running again. Contracts and decisions in cost.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/cost.h"
+#include "engine/cost_internal.h"
+#include "base/money.h"
+
+static int64_t min_nz(int64_t a, int64_t b) {
+    if (a == 0)
+        return b;
+    if (b == 0)
+        return a;
+    return a < b ? a : b;
+}
+
+static bool is_signal(const struct cost_reclaim *rc, int64_t t) {
+    return t != 0 && t >= rc->gone_at - COST_RECLAIM_LOOKBACK && t <= rc->gone_at;
+}
+
+enum err cost_reclaim_candidates(struct cost_ctx *x) {
+    const struct cost_input *in = x->in;
+    x->cand = calloc(in->n_pools ? in->n_pools : 1, sizeof *x->cand);
+    if (!x->cand)
+        return ERR_NOMEM;
+    for (size_t p = 0; p < in->n_pools; p++) {
+        const struct cost_pool *pool = &in->pools[p];
+        const struct cost_pool_rt *prt = &x->prt[p];
+        struct cost_reclaim_rt *c = &x->cand[p];
+        if (pool->capacity != COST_CAP_SPOT)
+            continue;
+        int64_t gone = 0;
+        if (pool->deleted_at) {
+            gone = pool->deleted_at;
+            if (prt->nodes && prt->all_ended && prt->max_end && prt->max_end < gone)
+                gone = prt->max_end; /* its last node went before the poll saw it */
+            c->confirmed = true;
+        } else if (prt->nodes && prt->all_ended && prt->max_end &&
+                   prt->max_end - prt->min_end <= COST_RECLAIM_SPREAD) {
+            gone = prt->max_end; /* confirmed only by an interrupted attempt */
+        }
+        if (!gone || gone < x->q->from || gone >= x->q->to)
+            continue;
+        c->rc.pool = (int32_t)p;
+        c->rc.pool_id = pool->id;
+        c->rc.pool_name = pool->name;
+        c->rc.size = pool->size;
+        c->rc.gone_at = gone;
+        if (is_signal(&c->rc, pool->signal_at))
+            c->rc.first_signal_at = pool->signal_at;
+        c->last_task = -1;
+        x->prt[p].reclaim = (int32_t)p;
+    }
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        const struct cost_node *n = &in->nodes[i];
+        if (n->pool < 0 || x->prt[n->pool].reclaim < 0)
+            continue;
+        struct cost_reclaim *rc = &x->cand[n->pool].rc;
+        int64_t end = x->nrt[i].end;
+        if (end == 0 || end >= rc->gone_at - COST_RECLAIM_LOOKBACK)
+            rc->nodes++;
+        if (is_signal(rc, n->cordoned_at))
+            rc->first_signal_at = min_nz(rc->first_signal_at, n->cordoned_at);
+        if (is_signal(rc, n->not_ready_at))
+            rc->first_signal_at = min_nz(rc->first_signal_at, n->not_ready_at);
+    }
+    return ERR_OK;
+}
+
+void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,
+                           int64_t lost, int64_t resumed, int32_t task) {
+    if ((size_t)pool >= x->in->n_pools || x->prt[pool].reclaim < 0)
+        return;
+    struct cost_reclaim_rt *c = &x->cand[pool];
+    struct cost_reclaim *rc = &c->rc;
+    if (lost < rc->gone_at - COST_RECLAIM_LOOKBACK || lost > rc->gone_at + COST_RECLAIM_SPREAD)
+        return;
+    c->confirmed = true;
+    if (is_signal(rc, a->disruption_at))
+        rc->first_signal_at = min_nz(rc->first_signal_at, a->disruption_at);
+    if (is_signal(rc, a->not_ready_at))
+        rc->first_signal_at = min_nz(rc->first_signal_at, a->not_ready_at);
+    if (c->last_task == task)
+        return;
+    c->last_task = task;
+    rc->tasks_interrupted++;
+    if (resumed) {
+        rc->tasks_resumed++;
+        rc->first_resumed_at = min_nz(rc->first_resumed_at, resumed);
+        if (resumed > rc->last_resumed_at)
+            rc->last_resumed_at = resumed;
+    }
+}
+
+/* ---- On-Demand rates -------------------------------------------------------- */
+
+static bool is_od_of(const char *od, const char *spot) {
+    /* od == spot without its "-spot" suffix */
+    size_t n = strlen(spot), k = strlen("-spot");
+    return n > k && strcmp(spot + n - k, "-spot") == 0 && strlen(od) == n - k &&
+           strncmp(od, spot, n - k) == 0;
+}
+
+void cost_resolve_od_rates(struct cost_ctx *x) {
+    const struct cost_input *in = x->in;
+    const struct cost_query *q = x->q;
+    /* every on-demand pool prices itself (its price, else one of its nodes') */
+    for (size_t p = 0; p < in->n_pools; p++)
+        if (in->pools[p].capacity == COST_CAP_ON_DEMAND)
+            x->prt[p].od_rate = in->pools[p].price_hourly;
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        int32_t p = x->nrt[i].pool;
+        if ((size_t)p < in->n_pools && in->pools[p].capacity == COST_CAP_ON_DEMAND &&
+            !x->prt[p].od_rate)
+            x->prt[p].od_rate = x->nrt[i].rate;
+    }
+    /* the on-demand pool fallback tasks used most */
+    int64_t fb_best = 0, fb_rate = 0;
+    for (size_t p = 0; p < in->n_pools; p++) {
+        if (in->pools[p].capacity != COST_CAP_ON_DEMAND)
+            continue;
+        int64_t s = x->pool_secs[p * COST_NGROUP + COST_FALLBACK] +
+                    x->pool_secs[p * COST_NGROUP + COST_NCONFIG + COST_FALLBACK];
+        if (s > fb_best && x->prt[p].od_rate) {
+            fb_best = s;
+            fb_rate = x->prt[p].od_rate;
+        }
+    }
+    for (size_t p = 0; p < in->n_pools; p++) {
+        const struct cost_pool *pool = &in->pools[p];
+        if (pool->capacity != COST_CAP_SPOT)
+            continue;
+        int64_t rate = 0;
+        for (size_t k = 0; pool->size && k < q->n_od_sizes && !rate; k++)
+            if (q->od_sizes[k].spot_size && strcmp(q->od_sizes[k].spot_size, pool->size) == 0)
+                rate = q->od_sizes[k].od_price_hourly;
+        for (size_t o = 0; pool->size && o < in->n_pools && !rate; o++)
+            if (in->pools[o].capacity == COST_CAP_ON_DEMAND && in->pools[o].size &&
+                is_od_of(in->pools[o].size, pool->size))
+                rate = x->prt[o].od_rate;
+        if (!rate)
+            rate = fb_rate;
+        x->prt[p].od_rate = rate;
+    }
+}
+
+/* ---- timelines ---------------------------------------------------------------- */
+
+static int cmp_reclaim(const void *a, const void *b) {
+    const struct cost_reclaim *x = a, *y = b;
+    if (x->gone_at != y->gone_at)
+        return (x->gone_at > y->gone_at) - (x->gone_at < y->gone_at);
+    return (x->pool > y->pool) - (x->pool < y->pool);
+}
+
+static int64_t since(int64_t from, int64_t t) {
+    return from && t ? t - from : COST_NULL;
+}
+
+enum err cost_reclaim_finish(struct cost_ctx *x) {
+    const struct cost_input *in = x->in;
+    struct cost_result *r = x->r;
+    size_t n = 0;
+    for (size_t p = 0; p < in->n_pools; p++)
+        if (x->prt[p].reclaim >= 0 && x->cand[p].confirmed)
+            n++;
+    r->reclaims = calloc(n ? n : 1, sizeof *r->reclaims);
+    if (!r->reclaims)
+        return ERR_NOMEM;
+    for (size_t p = 0; p < in->n_pools; p++) {
+        if (x->prt[p].reclaim < 0)
+            continue;
+        if (!x->cand[p].confirmed) {
+            x->prt[p].reclaim = -1; /* a scale-down, not a reclaim */
+            continue;
+        }
+        struct cost_reclaim *rc = &r->reclaims[r->n_reclaims++];
+        *rc = x->cand[p].rc;
+        int64_t ref = rc->first_signal_at ? rc->first_signal_at : rc->gone_at;
+        for (size_t i = 0; i < in->n_nodes; i++) {
+            const struct cost_node_rt *nt = &x->nrt[i];
+            if ((size_t)nt->pool < in->n_pools &&
+                in->pools[nt->pool].capacity == COST_CAP_ON_DEMAND && nt->s >= ref)
+                rc->fallback_ready_at = min_nz(rc->fallback_ready_at, nt->s);
+        }
+        rc->signal_to_gone_seconds = since(rc->first_signal_at, rc->gone_at);
+        rc->replacement_delay_seconds = since(ref, rc->fallback_ready_at);
+        rc->return_to_useful_work_seconds = since(ref, rc->first_resumed_at);
+    }
+    qsort(r->reclaims, r->n_reclaims, sizeof *r->reclaims, cmp_reclaim);
+    return ERR_OK;
+}
+
+/* ---- checkpoint advice ------------------------------------------------------- */
+
+static int64_t isqrt64(int64_t v) {
+    if (v <= 0)
+        return 0;
+    uint64_t lo = 0, hi = 3037000500u; /* > sqrt(INT64_MAX) */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo + 1) / 2;
+        if (mid * mid <= (uint64_t)v)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return (int64_t)lo;
+}
+
+struct span {
+    int64_t a, b;
+};
+
+static int cmp_span(const void *a, const void *b) {
+    const struct span *x = a, *y = b;
+    return (x->a > y->a) - (x->a < y->a);
+}
+
+enum err cost_advice_build(struct cost_ctx *x) {
+    const struct cost_input *in = x->in;
+    const struct cost_query *q = x->q;
+    struct cost_result *r = x->r;
+    enum err rc = ERR_OK;
+    r->advice = calloc(in->n_pools ? in->n_pools : 1, sizeof *r->advice);
+    int32_t *size_of = calloc(in->n_pools ? in->n_pools : 1, sizeof *size_of);
+    struct span *spans = calloc(in->n_pools ? in->n_pools : 1, sizeof *spans);
+    if (!r->advice || !size_of || !spans) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    for (size_t p = 0; p < in->n_pools; p++) {
+        const struct cost_pool *pool = &in->pools[p];
+        size_of[p] = -1;
+        if (pool->capacity != COST_CAP_SPOT || !pool->size)
+            continue;
+        size_t k = 0;
+        while (k < r->n_advice && strcmp(r->advice[k].size, pool->size) != 0)
+            k++;
+        if (k == r->n_advice)
+            r->advice[r->n_advice++].size = pool->size;
+        size_of[p] = (int32_t)k;
+    }
+    for (size_t k = 0; k < r->n_advice; k++) {
+        struct cost_advice *ad = &r->advice[k];
+        size_t ns = 0;
+        int64_t ck_sum = 0, ck_n = 0;
+        for (size_t p = 0; p < in->n_pools; p++) {
+            if (size_of[p] != (int32_t)k)
+                continue;
+            const struct cost_pool_rt *prt = &x->prt[p];
+            ck_sum += prt->ckpt_sum;
+            ck_n += prt->ckpt_n;
+            if (!prt->min_start)
+                continue;
+            int64_t end = prt->reclaim >= 0         ? x->cand[p].rc.gone_at
+                          : in->pools[p].deleted_at ? in->pools[p].deleted_at
+                          : prt->all_ended          ? prt->max_end
+                                                    : q->now;
+            struct span s = {prt->min_start > q->from ? prt->min_start : q->from,
+                             end < q->to ? end : q->to};
+            if (s.b > s.a)
+                spans[ns++] = s;
+        }
+        for (size_t i = 0; i < r->n_reclaims; i++)
+            if (r->reclaims[i].size && strcmp(r->reclaims[i].size, ad->size) == 0)
+                ad->reclaims++;
+        qsort(spans, ns, sizeof *spans, cmp_span);
+        int64_t cur_a = 0, cur_b = 0;
+        for (size_t i = 0; i < ns; i++) {
+            if (i == 0 || spans[i].a > cur_b) {
+                ad->exposure_seconds += cur_b - cur_a;
+                cur_a = spans[i].a;
+                cur_b = spans[i].b;
+            } else if (spans[i].b > cur_b) {
+                cur_b = spans[i].b;
+            }
+        }
+        ad->exposure_seconds += cur_b - cur_a;
+        ad->checkpoint_samples = ck_n;
+        ad->mtbr_seconds = ad->mean_checkpoint_seconds = ad->interval_seconds = COST_NULL;
+        if (ad->reclaims) {
+            rc = money_muldiv(ad->exposure_seconds, 1, ad->reclaims, &ad->mtbr_seconds);
+            if (rc != ERR_OK)
+                goto out;
+        }
+        if (ck_n) {
+            rc = money_muldiv(ck_sum, 1, ck_n, &ad->mean_checkpoint_seconds);
+            if (rc != ERR_OK)
+                goto out;
+        }
+        if (ck_n && ad->reclaims) {
+            int64_t v; /* 2 δ M with δ = ck_sum / ck_n, one rounding */
+            rc = money_muldiv(2 * ck_sum, ad->mtbr_seconds, ck_n, &v);
+            if (rc != ERR_OK)
+                goto out;
+            ad->interval_seconds = isqrt64(v);
+        }
+    }
+    /* each configuration's main spot size: the most allocated cost */
+    for (int c = 0; c < COST_NCONFIG; c++) {
+        int64_t best = 0;
+        for (size_t k = 0; k < r->n_advice; k++) {
+            int64_t sum = 0;
+            for (size_t p = 0; p < in->n_pools; p++)
+                if (size_of[p] == (int32_t)k)
+                    sum += x->prt[p].galloc[c];
+            if (sum > best) {
+                best = sum;
+                r->configs[c].advice = (int32_t)k;
+            }
+        }
+    }
+out:
+    free(size_of);
+    free(spans);
+    return rc;
+}

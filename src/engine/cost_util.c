@@ -1,0 +1,269 @@
+/* cost_util — the small pure building blocks of the cost model: name parsing,
+ * the largest-remainder split, node billable seconds, the interrupted test and
+ * the string-id index. Contracts in cost.h. */
+#include "engine/cost.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/cost_internal.h"
+#include "base/timeutil.h"
+
+__extension__ typedef __int128 i128;
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const config_names[COST_NCONFIG] = {"spot", "fallback", "on-demand"};
+
+enum err cost_config_parse(const char *s, enum cost_config *out) {
+    if (!s)
+        return ERR_INVAL;
+    for (int i = 0; i < COST_NCONFIG; i++)
+        if (strcmp(s, config_names[i]) == 0) {
+            *out = (enum cost_config)i;
+            return ERR_OK;
+        }
+    return ERR_INVAL;
+}
+
+const char *cost_config_name(enum cost_config c) {
+    return (unsigned)c < COST_NCONFIG ? config_names[c] : NULL;
+}
+
+enum err cost_capacity_parse(const char *s, enum cost_capacity *out) {
+    if (s && strcmp(s, "spot") == 0)
+        *out = COST_CAP_SPOT;
+    else if (s && strcmp(s, "on-demand") == 0)
+        *out = COST_CAP_ON_DEMAND;
+    else
+        return ERR_INVAL;
+    return ERR_OK;
+}
+
+const char *cost_capacity_name(enum cost_capacity c) {
+    return c == COST_CAP_SPOT ? "spot" : c == COST_CAP_ON_DEMAND ? "on-demand" : NULL;
+}
+
+enum err cost_outcome_parse(const char *s, enum cost_outcome *out) {
+    static const char *const names[] = {"running", "succeeded", "failed"};
+    if (!s)
+        return ERR_INVAL;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (enum cost_outcome)i;
+            return ERR_OK;
+        }
+    return ERR_INVAL;
+}
+
+enum err cost_phase_parse(const char *s, enum cost_phase *out) {
+    static const char *const names[] = {"Unknown", "Pending", "Running", "Succeeded", "Failed"};
+    if (!s)
+        return ERR_INVAL;
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (enum cost_phase)i;
+            return ERR_OK;
+        }
+    return ERR_INVAL;
+}
+
+/* ---- largest remainder ------------------------------------------------------ */
+
+enum err cost_split(int64_t amount, const int64_t *weights, size_t n, int64_t *parts) {
+    i128 total = 0;
+    if (amount < 0)
+        return ERR_INVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (weights[i] < 0)
+            return ERR_INVAL;
+        total += weights[i];
+    }
+    if (total == 0) {
+        if (amount != 0)
+            return ERR_INVAL;
+        for (size_t i = 0; i < n; i++)
+            parts[i] = 0;
+        return ERR_OK;
+    }
+    int64_t given = 0;
+    for (size_t i = 0; i < n; i++) {
+        parts[i] = (int64_t)((i128)amount * weights[i] / total);
+        given += parts[i];
+    }
+    /* amount - given < n: hand out one µ$ each to the largest remainders. The
+     * scan is O(n) per µ$; n is small (classes, configurations). */
+    while (given < amount) {
+        size_t best = n;
+        i128 best_rem = -1;
+        for (size_t i = 0; i < n; i++) {
+            i128 num = (i128)amount * weights[i];
+            i128 rem = num - (i128)parts[i] * total; /* in [0, total] */
+            /* a part already bumped has rem < 0 relative to its floor */
+            if (weights[i] > 0 && rem > best_rem) {
+                best_rem = rem;
+                best = i;
+            }
+        }
+        if (best == n)
+            break;
+        parts[best]++;
+        given++;
+    }
+    return ERR_OK;
+}
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static int64_t min_nonzero(int64_t a, int64_t b) {
+    if (a == 0)
+        return b;
+    if (b == 0)
+        return a;
+    return a < b ? a : b;
+}
+
+int64_t cost_node_start(const struct cost_node *n) {
+    return n->ready_at ? n->ready_at : n->created_at;
+}
+
+int64_t cost_node_end(const struct cost_node *n) {
+    return min_nonzero(n->k8s_deleted_at, n->do_deleted_at);
+}
+
+static int64_t max64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+static int64_t min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+int64_t cost_billed_overlap(int64_t s, int64_t e, int64_t a, int64_t b) {
+    int64_t lo = max64(s, a), hi = min64(e, b);
+    if (lo >= hi)
+        return 0;
+    if (e - s <= COST_MONTH_CAP_SECONDS) /* fast path: the cap cannot bite */
+        return hi - lo;
+    int64_t sum = 0;
+    for (int64_t m0 = timeutil_month_start(lo); m0 < hi; m0 = timeutil_next_month_start(m0)) {
+        int64_t m1 = timeutil_next_month_start(m0);
+        int64_t first = max64(s, m0); /* first billable second of the node in this month */
+        int64_t seg_hi = min64(min64(e, m1), first + COST_MONTH_CAP_SECONDS);
+        int64_t x = max64(first, lo), y = min64(seg_hi, hi);
+        if (y > x)
+            sum += y - x;
+    }
+    return sum;
+}
+
+int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, int64_t b) {
+    int64_t s = cost_node_start(n);
+    if (s == 0)
+        return 0;
+    int64_t e = cost_node_end(n);
+    if (e == 0)
+        e = now;
+    if (e < s)
+        e = s;
+    if (e - s < COST_MIN_SECONDS && (cost_node_end(n) != 0 || now >= s))
+        e = s + COST_MIN_SECONDS;
+    return cost_billed_overlap(s, e, a, b);
+}
+
+/* ---- attempts ------------------------------------------------------------- */
+
+bool cost_interrupt_reason(const char *r) {
+    static const char *const reasons[] = {"Evicted", "NodeLost", "Shutdown", "NodeShutdown",
+                                          "Terminated"};
+    if (!r)
+        return false;
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strcmp(r, reasons[i]) == 0)
+            return true;
+    return false;
+}
+
+bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_node *node) {
+    if (a->phase == COST_PHASE_SUCCEEDED)
+        return false;
+    int64_t own_end = min_nonzero(a->finished_at, a->deleted_at);
+    int64_t node_end = node ? cost_node_end(node) : 0;
+    /* its node was deleted while it still held it */
+    if (node_end && (own_end == 0 || own_end >= node_end))
+        return true;
+    bool ended = own_end != 0 || a->phase == COST_PHASE_FAILED;
+    if (!ended)
+        return false;
+    return a->disruption_at != 0 || cost_interrupt_reason(a->reason);
+}
+
+/* ---- string index ----------------------------------------------------------- */
+
+struct cost_index {
+    size_t mask;       /* capacity - 1 (power of two) */
+    const char **keys; /* NULL = empty slot */
+    int32_t *vals;
+};
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ULL;
+    }
+    return h ^ (h >> 29);
+}
+
+enum err cost_index_new(const void *base, size_t stride, size_t n, struct cost_index **out) {
+    if (n > INT32_MAX)
+        return ERR_TOOBIG;
+    struct cost_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return ERR_NOMEM;
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    ix->mask = cap - 1;
+    ix->keys = calloc(cap, sizeof *ix->keys);
+    ix->vals = calloc(cap, sizeof *ix->vals);
+    if (!ix->keys || !ix->vals) {
+        cost_index_free(ix);
+        return ERR_NOMEM;
+    }
+    const char *p = base;
+    for (size_t i = 0; i < n; i++) {
+        const char *key;
+        memcpy(&key, p + i * stride, sizeof key);
+        if (!key)
+            continue;
+        size_t h = (size_t)hash_str(key) & ix->mask;
+        while (ix->keys[h] && strcmp(ix->keys[h], key) != 0)
+            h = (h + 1) & ix->mask;
+        if (!ix->keys[h]) {
+            ix->keys[h] = key;
+            ix->vals[h] = (int32_t)i;
+        }
+    }
+    *out = ix;
+    return ERR_OK;
+}
+
+int32_t cost_index_find(const struct cost_index *ix, const char *key) {
+    if (!ix || !key)
+        return -1;
+    size_t h = (size_t)hash_str(key) & ix->mask;
+    while (ix->keys[h]) {
+        if (strcmp(ix->keys[h], key) == 0)
+            return ix->vals[h];
+        h = (h + 1) & ix->mask;
+    }
+    return -1;
+}
+
+void cost_index_free(struct cost_index *ix) {
+    if (!ix)
+        return;
+    free(ix->keys);
+    free(ix->vals);
+    free(ix);
+}

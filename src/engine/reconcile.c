@@ -1,0 +1,219 @@
+/* reconcile — pure estimated-vs-billed comparison; see reconcile.h. */
+#include "engine/reconcile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/money.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
+
+#define MONTH_CAP_S (672LL * 3600)
+#define MIN_SECONDS 60
+#define MIN_CHARGE 10000 /* $0.01 */
+
+enum err reconcile_period_bounds(const char *period, int64_t *start, int64_t *end) {
+    if (!period || strlen(period) != 7 || period[4] != '-')
+        return ERR_PARSE;
+    for (int i = 0; i < 7; i++)
+        if (i != 4 && (period[i] < '0' || period[i] > '9'))
+            return ERR_PARSE;
+    int y = (period[0] - '0') * 1000 + (period[1] - '0') * 100 + (period[2] - '0') * 10 +
+            (period[3] - '0');
+    int m = (period[5] - '0') * 10 + (period[6] - '0');
+    if (m < 1 || m > 12)
+        return ERR_PARSE;
+    int64_t s = timeutil_days_from_civil(y, m, 1) * 86400;
+    *start = s;
+    *end = timeutil_next_month_start(s);
+    return ERR_OK;
+}
+
+int64_t reconcile_node_seconds(int64_t start, int64_t end, int64_t now, int64_t ps, int64_t pe) {
+    if (end == 0)
+        end = now > start ? now : start;
+    if (end < start)
+        end = start;
+    if (end - start < MIN_SECONDS) {
+        /* the minimum is charged once, in the month the node started */
+        return start >= ps && start < pe ? MIN_SECONDS : 0;
+    }
+    int64_t a = start > ps ? start : ps;
+    int64_t b = end < pe ? end : pe;
+    if (b <= a)
+        return 0;
+    int64_t s = b - a;
+    return s > MONTH_CAP_S ? MONTH_CAP_S : s;
+}
+
+static bool eq(const char *a, const char *b) {
+    return a && b && *a && strcmp(a, b) == 0;
+}
+
+static long find_pool(const struct reconcile_input *in, const char *id) {
+    for (size_t i = 0; i < in->n_pools; i++)
+        if (eq(in->pools[i].id, id))
+            return (long)i;
+    return -1;
+}
+
+/* Index of the pool an item belongs to, -2 for the cluster line, -1 unmatched. */
+static long match_item(const struct reconcile_input *in, const struct reconcile_item *it) {
+    long p = find_pool(in, it->resource_uuid);
+    if (p >= 0)
+        return p;
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        const struct reconcile_node *n = &in->nodes[i];
+        if (eq(n->droplet_id, it->resource_id) || eq(n->do_id, it->resource_uuid) ||
+            eq(n->name, it->description)) {
+            p = find_pool(in, n->pool_id);
+            if (p >= 0)
+                return p;
+        }
+    }
+    bool cluster =
+        eq(in->cluster_id, it->resource_uuid) || eq(in->cluster_name, it->group_description);
+    if (!cluster)
+        return -1;
+    size_t best_len = 0;
+    long best = -2;
+    for (size_t i = 0; i < in->n_pools; i++) {
+        const char *name = in->pools[i].name;
+        if (name && *name && it->description && strstr(it->description, name) &&
+            strlen(name) > best_len) {
+            best_len = strlen(name);
+            best = (long)i;
+        }
+    }
+    return best;
+}
+
+static void finish_line(struct reconcile_line *l) {
+    l->diff = l->billed - l->estimated;
+    l->diff_bp_valid = l->estimated != 0;
+    l->diff_bp = 0;
+    if (l->diff_bp_valid && money_muldiv(l->diff, 10000, l->estimated, &l->diff_bp) != ERR_OK)
+        l->diff_bp_valid = false;
+}
+
+enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
+                           struct reconcile_result *out) {
+    if (in->period_end <= in->period_start)
+        return ERR_INVAL;
+    size_t np = in->n_pools;
+    struct reconcile_line *pl = xcalloc(np + 2, sizeof *pl);
+    struct reconcile_line cl = {.kind = RECONCILE_CLUSTER};
+    struct reconcile_result r;
+    memset(&r, 0, sizeof r);
+    enum err e = ERR_OK;
+    for (size_t i = 0; i < np; i++) {
+        pl[i].kind = RECONCILE_POOL;
+        snprintf(pl[i].pool_id, sizeof pl[i].pool_id, "%s", in->pools[i].id ? in->pools[i].id : "");
+        snprintf(pl[i].pool_name, sizeof pl[i].pool_name, "%s",
+                 in->pools[i].name ? in->pools[i].name : "");
+        snprintf(pl[i].capacity_type, sizeof pl[i].capacity_type, "%s",
+                 in->pools[i].capacity_type ? in->pools[i].capacity_type : "");
+    }
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        const struct reconcile_node *n = &in->nodes[i];
+        int64_t secs =
+            reconcile_node_seconds(n->start, n->end, now, in->period_start, in->period_end);
+        if (secs == 0)
+            continue;
+        long p = find_pool(in, n->pool_id);
+        struct reconcile_line *l = p >= 0 ? &pl[p] : &cl;
+        l->nodes++;
+        l->node_seconds += secs;
+        if (n->price_hourly < 0) {
+            l->unpriced_nodes++;
+            continue;
+        }
+        int64_t cost;
+        if ((e = money_muldiv(secs, n->price_hourly, 3600, &cost)) != ERR_OK)
+            goto out;
+        if (n->start >= in->period_start && n->start < in->period_end && cost < MIN_CHARGE &&
+            n->price_hourly > 0)
+            cost = MIN_CHARGE;
+        l->estimated += cost;
+    }
+    for (size_t i = 0; i < in->n_items; i++) {
+        const struct reconcile_item *it = &in->items[i];
+        long p = match_item(in, it);
+        if (p == -1) {
+            r.unmatched_items++;
+            r.unmatched_amount += it->amount;
+            continue;
+        }
+        struct reconcile_line *l = p >= 0 ? &pl[p] : &cl;
+        l->items++;
+        l->billed += it->amount;
+    }
+    r.lines = xcalloc(np + 2, sizeof *r.lines);
+    struct reconcile_line total = {.kind = RECONCILE_TOTAL};
+    for (size_t i = 0; i < np; i++) {
+        if (!pl[i].nodes && !pl[i].items)
+            continue;
+        finish_line(&pl[i]);
+        r.lines[r.n_lines++] = pl[i];
+    }
+    finish_line(&cl);
+    r.lines[r.n_lines++] = cl;
+    for (size_t i = 0; i < r.n_lines; i++) {
+        total.nodes += r.lines[i].nodes;
+        total.unpriced_nodes += r.lines[i].unpriced_nodes;
+        total.node_seconds += r.lines[i].node_seconds;
+        total.estimated += r.lines[i].estimated;
+        total.items += r.lines[i].items;
+        total.billed += r.lines[i].billed;
+    }
+    finish_line(&total);
+    r.lines[r.n_lines++] = total;
+    memcpy(r.period, in->period, sizeof r.period);
+    r.period[sizeof r.period - 1] = '\0';
+    r.period_start = in->period_start;
+    r.period_end = in->period_end;
+    r.has_invoice = in->invoice_uuid != NULL;
+    r.invoice_preview = in->invoice_preview;
+out:
+    free(pl);
+    if (e != ERR_OK) {
+        reconcile_result_release(&r);
+        return e;
+    }
+    *out = r;
+    return ERR_OK;
+}
+
+void reconcile_result_release(struct reconcile_result *r) {
+    free(r->lines);
+    memset(r, 0, sizeof *r);
+}
+
+void reconcile_input_release(struct reconcile_input *in) {
+    for (size_t i = 0; i < in->n_pools; i++) {
+        free(in->pools[i].id);
+        free(in->pools[i].name);
+        free(in->pools[i].capacity_type);
+    }
+    for (size_t i = 0; i < in->n_nodes; i++) {
+        free(in->nodes[i].name);
+        free(in->nodes[i].do_id);
+        free(in->nodes[i].droplet_id);
+        free(in->nodes[i].pool_id);
+    }
+    for (size_t i = 0; i < in->n_items; i++) {
+        free(in->items[i].product);
+        free(in->items[i].resource_uuid);
+        free(in->items[i].resource_id);
+        free(in->items[i].group_description);
+        free(in->items[i].description);
+    }
+    free(in->pools);
+    free(in->nodes);
+    free(in->items);
+    free(in->cluster_id);
+    free(in->cluster_name);
+    free(in->invoice_uuid);
+    memset(in, 0, sizeof *in);
+}

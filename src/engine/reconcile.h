@@ -1,0 +1,130 @@
+/* reconcile — estimated node cost next to what DigitalOcean billed, per invoice
+ * period (a calendar month), per node pool and for the cluster. Pure: no I/O, no
+ * clock (`now` is an argument), no globals. store_do_reconcile() loads the input
+ * from the database and calls reconcile_compute().
+ *
+ * Estimate (DESIGN.md billing rule since 2026-01-01): per node, billable interval
+ * [start, end) with start = Ready time (creation, else first sighting) and end =
+ * the earliest of the DO and Kubernetes deletions (now while it runs); the part
+ * inside the period, capped at 672 hours; a node whose start falls inside the
+ * period and lived less than 60 s counts 60 s, and costs at least $0.01 there.
+ * Cost = seconds x the node's recorded hourly rate / 3600, rounded half away
+ * from zero per node (money_muldiv). A node without a recorded rate adds its
+ * seconds but no cost and is counted in `unpriced_nodes`.
+ *
+ * Matching an invoice item, first rule that applies:
+ *   1. resource_uuid is a pool id                           -> that pool
+ *   2. resource_id is a node's droplet id, resource_uuid a node's DO id, or
+ *      description is a node name                           -> that node's pool
+ *   3. the item belongs to the cluster (resource_uuid = cluster id, or
+ *      group_description = cluster name) and its description contains a pool
+ *      name (the longest such name wins)                    -> that pool
+ *   4. it belongs to the cluster                            -> the cluster line
+ *   5. otherwise                                            -> unmatched (other
+ *      products: Spaces, load balancers, ...; summed, never dropped silently)
+ *
+ * Thread rule: any thread. */
+#ifndef SPOTLEDGER_RECONCILE_H
+#define SPOTLEDGER_RECONCILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+struct reconcile_pool {
+    char *id;
+    char *name;
+    char *capacity_type; /* "spot" / "on-demand" */
+};
+
+struct reconcile_node {
+    char *name;
+    char *do_id;
+    char *droplet_id;
+    char *pool_id;
+    int64_t price_hourly; /* micro-dollars per hour; < 0 unknown */
+    int64_t start;        /* Ready / creation / first sighting */
+    int64_t end;          /* earliest deletion; 0 = still running */
+};
+
+struct reconcile_item {
+    char *product;
+    char *resource_uuid;
+    char *resource_id;
+    char *group_description;
+    char *description;
+    int64_t amount;
+};
+
+/* Everything reconcile_compute reads. Owned strings; release with
+ * reconcile_input_release. */
+struct reconcile_input {
+    char period[8]; /* "2026-11" */
+    int64_t period_start, period_end;
+    char *cluster_id;   /* NULL: unknown */
+    char *cluster_name; /* NULL: unknown */
+    char *invoice_uuid; /* NULL: no invoice (nothing billed yet) */
+    bool invoice_preview;
+    struct reconcile_pool *pools;
+    size_t n_pools;
+    struct reconcile_node *nodes;
+    size_t n_nodes;
+    struct reconcile_item *items;
+    size_t n_items;
+};
+
+enum reconcile_line_kind {
+    RECONCILE_POOL,    /* one node pool */
+    RECONCILE_CLUSTER, /* billed to the cluster, not to a known pool */
+    RECONCILE_TOTAL,   /* pools + cluster line */
+};
+
+/* One row of the comparison. All money in micro-dollars. */
+struct reconcile_line {
+    enum reconcile_line_kind kind;
+    char pool_id[64];       /* "" for CLUSTER and TOTAL */
+    char pool_name[128];    /* "" for CLUSTER and TOTAL */
+    char capacity_type[16]; /* "" unless POOL */
+    int nodes;              /* nodes with billable time in the period */
+    int unpriced_nodes;     /* of which without a recorded rate */
+    int64_t node_seconds;   /* billable seconds in the period (after min/cap) */
+    int64_t estimated;      /* our estimate */
+    int items;              /* invoice items matched */
+    int64_t billed;         /* their sum */
+    int64_t diff;           /* billed - estimated */
+    int64_t diff_bp;        /* diff / estimated in basis points (1/100 %), rounded */
+    bool diff_bp_valid;     /* false when estimated == 0 */
+};
+
+/* The result: lines[] = one per pool (input order, pools with neither node time
+ * nor items omitted), then the CLUSTER line, then the TOTAL line (always the last
+ * two). Items of other products are in unmatched_items / unmatched_amount. */
+struct reconcile_result {
+    char period[8];
+    int64_t period_start, period_end;
+    bool has_invoice;
+    bool invoice_preview;
+    struct reconcile_line *lines;
+    size_t n_lines;
+    int unmatched_items;
+    int64_t unmatched_amount;
+};
+
+/* Computes the comparison. `now` bounds nodes still running. ERR_TOOBIG on money
+ * overflow, ERR_INVAL on an empty period. *out written only on ERR_OK; release
+ * with reconcile_result_release. */
+enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
+                           struct reconcile_result *out);
+void reconcile_result_release(struct reconcile_result *r);
+void reconcile_input_release(struct reconcile_input *in);
+
+/* Billable seconds of [start, end) inside [ps, pe) by the rule above (without
+ * the $0.01 floor). end 0 = now. Exposed for tests. */
+int64_t reconcile_node_seconds(int64_t start, int64_t end, int64_t now, int64_t ps, int64_t pe);
+
+/* "2026-11" -> [2026-11-01, 2026-12-01). ERR_PARSE otherwise. */
+enum err reconcile_period_bounds(const char *period, int64_t *start, int64_t *end);
+
+#endif

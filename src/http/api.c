@@ -1,0 +1,89 @@
+#include "http/api.h"
+
+#include <string.h>
+
+#include "base/jsonw.h"
+#include "store/store_read.h"
+
+int64_t api_now(struct request *req) {
+    int64_t t = 0;
+    if (req->db && store_source_now(req->db, &t) == ERR_OK && t > 0)
+        return t;
+    return req->now;
+}
+
+static bool valid_name(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > API_NAME_MAX)
+        return false;
+    /* Kubernetes label values and namespace names: alphanumerics, '-', '_', '.' */
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.'))
+            return false;
+    }
+    return true;
+}
+
+static bool bad(struct response *resp, const char *param, const char *why) {
+    response_error(resp, 400, "bad_parameter", "%s: %s", param, why);
+    return false;
+}
+
+bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
+                     const char *const *extra) {
+    static const char *const common[] = {"window",     "from",      "to", "configuration",
+                                         "experiment", "namespace", NULL};
+    memset(q, 0, sizeof *q);
+    for (int i = 0; i < req->nparams; i++) {
+        const char *k = req->params[i].key;
+        bool known = false;
+        for (int j = 0; common[j] && !known; j++)
+            known = strcmp(k, common[j]) == 0;
+        for (int j = 0; extra && extra[j] && !known; j++)
+            known = strcmp(k, extra[j]) == 0;
+        if (!known) {
+            response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", k);
+            return false;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(req->params[j].key, k) == 0) {
+                response_error(resp, 400, "bad_parameter", "%.64s: given more than once", k);
+                return false;
+            }
+    }
+    int64_t now = api_now(req);
+    const char *win = request_param(req, "window");
+    const char *from = request_param(req, "from"), *to = request_param(req, "to");
+    char why[160];
+    if (win && (from || to))
+        return bad(resp, "window", "use either window= or from=/to=, not both");
+    if (win) {
+        if (window_parse(win, now, &q->w, why, sizeof why) != ERR_OK)
+            return bad(resp, "window", why);
+    } else if (window_from_to(from, to, now, &q->w, why, sizeof why) != ERR_OK) {
+        return bad(resp, from && strstr(why, "'from'") ? "from" : to ? "to" : "from", why);
+    }
+    const char *c = request_param(req, "configuration");
+    if (c && strcmp(c, "spot") && strcmp(c, "fallback") && strcmp(c, "on-demand"))
+        return bad(resp, "configuration", "expected spot, fallback or on-demand");
+    q->configuration = c;
+    const char *e = request_param(req, "experiment");
+    if (e && !valid_name(e))
+        return bad(resp, "experiment", "expected a label value (letters, digits, - _ .)");
+    q->experiment = e;
+    const char *ns = request_param(req, "namespace");
+    if (ns && !valid_name(ns))
+        return bad(resp, "namespace", "expected a namespace name");
+    q->namespace_ = ns;
+    return true;
+}
+
+void api_write_window(struct jsonw *w, const struct window *win) {
+    jsonw_key(w, "window");
+    jsonw_obj(w);
+    jsonw_ktime(w, "from", win->from);
+    jsonw_ktime(w, "to", win->to);
+    jsonw_obj_end(w);
+}

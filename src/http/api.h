@@ -1,0 +1,57 @@
+/* api — the REST routes under /api/v1/ (JSON), one handler per route, spread over
+ * api_*.c by subject. This file holds what they share: query parsing (window and
+ * filters, 400 naming the parameter) and the source clock.
+ *
+ * Handlers read only through req->db (this thread's read-only connection).
+ * Thread rule: any thread. */
+#ifndef SPOTLEDGER_API_H
+#define SPOTLEDGER_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "http/request.h"
+#include "query/window.h"
+
+#define API_NAME_MAX 254
+
+struct api_query {
+    struct window w;
+    const char *configuration; /* NULL: all; else spot|fallback|on-demand (loan from req) */
+    const char *experiment;    /* NULL: all */
+    const char *namespace_;    /* NULL: all */
+};
+
+/* The source clock: the latest Date a successful poll saw, else the wall clock
+ * (req->now). Windows like 7d end here. */
+int64_t api_now(struct request *req);
+
+/* Parses window=/from=/to= and the filters. On a bad value fills resp with 400
+ * {"error":{"code":"bad_parameter","message":"<param>: <why>"}} and returns false.
+ * Unknown parameters are refused as well (a typo must not silently widen a query):
+ * `extra` lists the route's own parameters (NULL-terminated), if any. */
+bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
+                     const char *const *extra);
+
+/* Writes {"from":..,"to":..} under key "window". */
+struct jsonw;
+void api_write_window(struct jsonw *w, const struct window *win);
+
+/* Route handlers. */
+void api_status(struct request *req, struct response *resp);
+void api_poll_now(struct request *req, struct response *resp); /* POST, admin */
+void api_tasks(struct request *req, struct response *resp);
+void api_task(struct request *req, struct response *resp); /* /api/v1/tasks/{uid} */
+void api_experiments(struct request *req, struct response *resp);
+void api_timeseries(struct request *req, struct response *resp);
+void api_node_counts(struct request *req, struct response *resp);
+void api_exports(struct request *req, struct response *resp);
+void api_export_csv(struct request *req, struct response *resp);
+void api_export_run(struct request *req, struct response *resp); /* POST, admin */
+void api_reconciliation(struct request *req, struct response *resp);
+/* Writes the reconciliation of the invoice periods (months) [from, to) touches
+ * that an invoice covers, newest first, as a JSON array, or null. */
+void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, int64_t to);
+void api_advice(struct request *req, struct response *resp); /* api_advice.c */
+
+#endif

@@ -1,0 +1,156 @@
+#include "http/api_cost.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/app.h"
+#include "base/jsonw.h"
+#include "service/config.h"
+#include "base/log.h"
+#include "query/report.h"
+#include "store/store_read.h"
+
+unsigned api_config_bits(const struct api_query *q) {
+    enum cost_config c;
+    if (!q->configuration || cost_config_parse(q->configuration, &c) != ERR_OK)
+        return 0;
+    return 1u << c;
+}
+
+static void fill_query(struct request *req, const struct api_query *q, int64_t from, int64_t to,
+                       bool want_attempts, struct cost_query *cq) {
+    memset(cq, 0, sizeof *cq);
+    cq->from = from;
+    cq->to = to;
+    cq->now = api_now(req);
+    /* a window that is over is computed as of its end: its figures then depend
+     * only on the stored facts (and can be cached) */
+    if (cq->now > to)
+        cq->now = to;
+    cq->configs = api_config_bits(q);
+    cq->experiment = q->experiment;
+    cq->ns = q->namespace_;
+    cq->want_attempts = want_attempts;
+}
+
+static bool failed(struct response *resp, enum err rc) {
+    log_msg(LOG_ERROR, "api: cost computation failed: %s", err_str(rc));
+    if (rc == ERR_BUSY || rc == ERR_DB)
+        response_error(resp, 503, "database", "cannot read the data: %s", err_str(rc));
+    else
+        response_error(resp, 500, "internal", "the cost computation failed: %s", err_str(rc));
+    return false;
+}
+
+bool api_calc_run(struct request *req, struct response *resp, const struct api_query *q,
+                  int64_t load_from, int64_t load_to, bool want_attempts, struct calc *out) {
+    memset(out, 0, sizeof *out);
+    if (!req->db) {
+        response_error(resp, 503, "unavailable", "the database is not open");
+        return false;
+    }
+    struct cost_query cq;
+    fill_query(req, q, q->w.from, q->w.to, want_attempts, &cq);
+    enum err rc = calc_run(req->db, req->app ? req->app->cfg : NULL, load_from, load_to, &cq, out);
+    return rc == ERR_OK ? true : failed(resp, rc);
+}
+
+bool api_cache_lookup(struct request *req, struct response *resp, const struct api_query *q,
+                      const char *extra, struct api_cache_slot *slot) {
+    memset(slot, 0, sizeof *slot);
+    slot->closed = req->app && req->db && q->w.to <= api_now(req);
+    if (!slot->closed)
+        return false;
+    snprintf(slot->key, sizeof slot->key, "%s|%lld|%lld|%s|%s|%s|%s", req->path,
+             (long long)q->w.from, (long long)q->w.to, q->configuration ? q->configuration : "",
+             q->experiment ? q->experiment : "", q->namespace_ ? q->namespace_ : "",
+             extra ? extra : "");
+    slot->have_version = store_window_version(req->db, q->w.from, q->w.to, slot->version) == ERR_OK;
+    if (!slot->have_version)
+        return false;
+    if (!respcache_get(&req->app->responses, slot->key, slot->version, &resp->body))
+        return false;
+    response_header(resp, "X-Spotledger-Cache", "hit");
+    response_json(resp, 200);
+    return true;
+}
+
+void api_cache_store(struct request *req, struct response *resp,
+                     const struct api_cache_slot *slot) {
+    if (slot->closed && slot->have_version && resp->status == 200 && resp->fd < 0)
+        respcache_put(&req->app->responses, slot->key, slot->version, resp->body.data,
+                      resp->body.len);
+}
+
+typedef enum err (*report_fn)(const struct cost_result *r, struct buf *out);
+
+/* A route whose body is one report_* value (wrapped in an object when key). */
+static void report_route(struct request *req, struct response *resp, report_fn fn,
+                         const char *key) {
+    struct api_query q;
+    struct calc c;
+    struct api_cache_slot slot;
+    if (!api_query_parse(req, resp, &q, NULL))
+        return;
+    if (api_cache_lookup(req, resp, &q, NULL, &slot))
+        return;
+    if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
+        return;
+    enum err rc = ERR_OK;
+    if (key) {
+        rc = buf_printf(&resp->body, "{\"%s\":", key);
+    }
+    if (rc == ERR_OK)
+        rc = fn(c.res, &resp->body);
+    if (rc == ERR_OK && key)
+        rc = buf_putc(&resp->body, '}');
+    if (rc == ERR_OK)
+        rc = buf_putc(&resp->body, '\n');
+    calc_release(&c);
+    if (rc != ERR_OK) {
+        response_error(resp, 500, "internal", "cannot write the response: %s", err_str(rc));
+        return;
+    }
+    response_json(resp, 200);
+    api_cache_store(req, resp, &slot);
+}
+
+void api_summary(struct request *req, struct response *resp) {
+    struct api_query q;
+    struct calc c;
+    struct api_cache_slot slot;
+    if (!api_query_parse(req, resp, &q, NULL))
+        return;
+    if (api_cache_lookup(req, resp, &q, NULL, &slot))
+        return;
+    if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
+        return;
+    enum err rc = report_summary_json(c.res, &resp->body);
+    calc_release(&c);
+    if (rc != ERR_OK || resp->body.len == 0 || resp->body.data[resp->body.len - 1] != '}') {
+        response_error(resp, 500, "internal", "cannot write the summary");
+        return;
+    }
+    /* add the window's reconciliation to the summary object */
+    resp->body.len--;
+    buf_puts(&resp->body, ",\"reconciliation\":");
+    struct jsonw w;
+    jsonw_init(&w, &resp->body);
+    api_reconcile_window(req, &w, q.w.from, q.w.to);
+    buf_puts(&resp->body, "}\n");
+    response_json(resp, w.rc == ERR_OK ? 200 : 500);
+    api_cache_store(req, resp, &slot);
+}
+
+void api_nodes(struct request *req, struct response *resp) {
+    report_route(req, resp, report_nodes_json, "nodes");
+}
+
+void api_pools(struct request *req, struct response *resp) {
+    report_route(req, resp, report_pools_json, "pools");
+}
+
+void api_reclaims(struct request *req, struct response *resp) {
+    report_route(req, resp, report_reclaims_json, "reclaims");
+}

@@ -1,0 +1,40 @@
+/* api_cost — running the cost engine (calc.h) for an API request, with errors
+ * mapped to HTTP responses. Shared by the summary, nodes, pools, reclaims, tasks,
+ * timeseries, metrics and export handlers. Thread rule: any thread. */
+#ifndef SPOTLEDGER_API_COST_H
+#define SPOTLEDGER_API_COST_H
+
+#include <stdbool.h>
+
+#include "http/api.h"
+#include "query/calc.h"
+#include "engine/cost.h"
+
+/* Loads rows for [load_from, load_to) and computes the window q->w with q's
+ * filters. On failure fills resp (500/503) and returns false. */
+bool api_calc_run(struct request *req, struct response *resp, const struct api_query *q,
+                  int64_t load_from, int64_t load_to, bool want_attempts, struct calc *out);
+/* The response cache of closed windows (respcache.h) around a route body:
+ * api_cache_lookup returns true (resp filled, 200) on a hit; otherwise it
+ * prepares *slot, and api_cache_store keeps resp's body after the handler built
+ * it (only for a closed window with a known version). `extra` is appended to the
+ * key (route parameters beyond window and filters). */
+struct api_cache_slot {
+    bool closed;
+    bool have_version;
+    int64_t version[2];
+    char key[512];
+};
+bool api_cache_lookup(struct request *req, struct response *resp, const struct api_query *q,
+                      const char *extra, struct api_cache_slot *slot);
+void api_cache_store(struct request *req, struct response *resp, const struct api_cache_slot *slot);
+
+/* The configuration filter as cost_query.configs bits (0 = all). */
+unsigned api_config_bits(const struct api_query *q);
+
+void api_summary(struct request *req, struct response *resp);
+void api_nodes(struct request *req, struct response *resp);
+void api_pools(struct request *req, struct response *resp);
+void api_reclaims(struct request *req, struct response *resp);
+
+#endif

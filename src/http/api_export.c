@@ -1,0 +1,165 @@
+/* GET /api/v1/exports, GET /api/v1/export.csv, POST /api/v1/exports (admin). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/api.h"
+#include "service/app.h"
+#include "service/config.h"
+#include "query/export.h"
+#include "base/jsonw.h"
+#include "store/store_export.h"
+#include "store/store_read.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
+
+#define EXPORTS_LIST_MAX 1000
+
+void api_exports(struct request *req, struct response *resp) {
+    if (req->nparams) {
+        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+        return;
+    }
+    if (!req->db) {
+        response_error(resp, 503, "unavailable", "the database is not open");
+        return;
+    }
+    struct store_export_row *rows = xcalloc(EXPORTS_LIST_MAX, sizeof *rows);
+    size_t n = 0;
+    enum err rc = store_export_list(req->db, rows, EXPORTS_LIST_MAX, &n);
+    if (rc != ERR_OK) {
+        free(rows);
+        response_error(resp, 500, "database", "cannot list exports: %s", err_str(rc));
+        return;
+    }
+    struct jsonw w;
+    jsonw_init(&w, &resp->body);
+    jsonw_obj(&w);
+    jsonw_key(&w, "exports");
+    jsonw_arr(&w);
+    for (size_t i = 0; i < n; i++) {
+        char url[96];
+        const char *base = strrchr(rows[i].path, '/');
+        snprintf(url, sizeof url, "/api/v1/export.csv?week=%s&kind=%s", rows[i].week, rows[i].kind);
+        jsonw_obj(&w);
+        jsonw_kstr(&w, "week", rows[i].week);
+        jsonw_kstr(&w, "kind", rows[i].kind);
+        jsonw_kstr(&w, "file", base ? base + 1 : rows[i].path);
+        jsonw_kint(&w, "bytes", rows[i].bytes);
+        jsonw_kint(&w, "rows", rows[i].rows);
+        jsonw_ktime(&w, "written_at", rows[i].written_at);
+        jsonw_kstr(&w, "url", url);
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    buf_putc(&resp->body, '\n');
+    free(rows);
+    response_json(resp, 200);
+}
+
+void api_export_csv(struct request *req, struct response *resp) {
+    static const char *const extra[] = {"week", "kind", NULL};
+    const char *week = request_param(req, "week");
+    const char *k = request_param(req, "kind");
+    enum export_kind kind;
+    if (!k || export_kind_parse(k, &kind) != ERR_OK) {
+        response_error(resp, 400, "bad_parameter", "kind: expected summary or tasks");
+        return;
+    }
+    int64_t from, to;
+    char label[64];
+    if (week) {
+        if (request_param(req, "window") || request_param(req, "from") ||
+            request_param(req, "to")) {
+            response_error(resp, 400, "bad_parameter", "week: use either week= or a window");
+            return;
+        }
+        if (timeutil_parse_iso_week(week, &from, &to) != ERR_OK) {
+            response_error(resp, 400, "bad_parameter", "week: expected YYYY-Www, e.g. 2026-W48");
+            return;
+        }
+        snprintf(label, sizeof label, "%s", week);
+    } else {
+        struct api_query q;
+        if (!api_query_parse(req, resp, &q, extra))
+            return;
+        if (q.configuration || q.experiment || q.namespace_) {
+            response_error(resp, 400, "bad_parameter",
+                           "the CSV covers every configuration: drop the filters");
+            return;
+        }
+        from = q.w.from;
+        to = q.w.to;
+        char a[TIMEUTIL_RFC3339_MAX], b[TIMEUTIL_RFC3339_MAX];
+        timeutil_format_rfc3339(from, a);
+        timeutil_format_rfc3339(to, b);
+        snprintf(label, sizeof label, "%s/%s", a, b);
+    }
+    for (int i = 0; i < req->nparams; i++) {
+        const char *key = req->params[i].key;
+        if (week && strcmp(key, "week") && strcmp(key, "kind")) {
+            response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", key);
+            return;
+        }
+    }
+    if (!req->db) {
+        response_error(resp, 503, "unavailable", "the database is not open");
+        return;
+    }
+    int64_t now = api_now(req);
+    /* a week is computed as of its end, exactly as the weekly file */
+    int64_t as_of = week && now > to ? to : now;
+    enum err rc = export_build(req->db, req->app, kind, from, to, label, as_of, &resp->body, NULL);
+    if (rc != ERR_OK) {
+        response_error(resp, rc == ERR_DB || rc == ERR_BUSY ? 503 : 500, "internal",
+                       "cannot build the CSV: %s", err_str(rc));
+        return;
+    }
+    char disp[128];
+    if (week)
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s.csv\"", week, k);
+    else
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s.csv\"", k);
+    response_header(resp, "Content-Disposition", disp);
+    resp->status = 200;
+    resp->content_type = "text/csv; charset=utf-8; header=present";
+}
+
+void api_export_run(struct request *req, struct response *resp) {
+    const char *week = request_param(req, "week");
+    int64_t from, to;
+    if (!week || timeutil_parse_iso_week(week, &from, &to) != ERR_OK) {
+        response_error(resp, 400, "bad_parameter", "week: expected YYYY-Www, e.g. 2026-W48");
+        return;
+    }
+    const struct config *cfg = req->app ? req->app->cfg : NULL;
+    if (!cfg || !cfg->export_dir) {
+        response_error(resp, 409, "not_configured", "no --export-dir: weekly files are off");
+        return;
+    }
+    if (!req->db || !req->app->writer) {
+        response_error(resp, 503, "unavailable", "the database is not open");
+        return;
+    }
+    /* the week must be over by the SOURCE clock, never by api_now's wall-clock
+     * fallback: before the first successful poll the rows are not there yet, and a
+     * file written now would be recorded and never rewritten (as export_due) */
+    int64_t now = 0;
+    if (store_source_now(req->db, &now) != ERR_OK || now <= 0) {
+        response_error(resp, 409, "no_source_time",
+                       "no successful poll yet: cannot tell whether week %s is over", week);
+        return;
+    }
+    if (to > now) {
+        response_error(resp, 409, "week_open", "week %s is not over yet", week);
+        return;
+    }
+    enum err rc = export_week(req->db, req->app, cfg->export_dir, from, now);
+    if (rc != ERR_OK) {
+        response_error(resp, 500, "export_failed", "the export failed: %s", err_str(rc));
+        return;
+    }
+    buf_printf(&resp->body, "{\"week\":\"%s\",\"status\":\"written\"}\n", week);
+    response_json(resp, 200);
+}

@@ -1,0 +1,68 @@
+/* GET /api/v1/status: the last poll of each source, its error, lag and counts. */
+#include <string.h>
+
+#include "http/api.h"
+#include "service/app.h"
+#include "base/jsonw.h"
+#include "store/store.h"
+
+static void source(struct request *req, struct jsonw *w, const char *name, int64_t now) {
+    struct store_poll last, ok;
+    bool have_last = store_poll_last(req->db, name, false, &last) == ERR_OK;
+    bool have_ok = store_poll_last(req->db, name, true, &ok) == ERR_OK;
+    jsonw_obj(w);
+    jsonw_kstr(w, "source", name);
+    jsonw_ktime(w, "last_poll", have_last ? last.finished_at : 0);
+    jsonw_ktime(w, "last_success", have_ok ? ok.finished_at : 0);
+    jsonw_kstr(w, "status", !have_last ? "never" : last.status);
+    jsonw_kstr(w, "error", have_last && last.error[0] ? last.error : NULL);
+    /* lag: how long ago (wall clock) the latest successful poll finished */
+    jsonw_key(w, "lag_seconds");
+    if (have_ok)
+        jsonw_int(w, now - ok.finished_at);
+    else
+        jsonw_null(w);
+    jsonw_ktime(w, "source_time", have_ok ? ok.source_time : 0);
+    jsonw_kint(w, "requests", have_last ? last.requests : 0);
+    jsonw_kint(w, "items", have_last ? last.items : 0);
+    jsonw_obj_end(w);
+}
+
+void api_status(struct request *req, struct response *resp) {
+    if (!req->db) {
+        response_error(resp, 503, "unavailable", "the database is not open");
+        return;
+    }
+    for (int i = 0; i < req->nparams; i++) {
+        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[i].key);
+        return;
+    }
+    struct jsonw w;
+    jsonw_init(&w, &resp->body);
+    jsonw_obj(&w);
+    jsonw_ktime(&w, "now", api_now(req));
+    jsonw_kstr(&w, "version", SPOTLEDGER_VERSION);
+    jsonw_key(&w, "sources");
+    jsonw_arr(&w);
+    const char *names[] = {"do", "do_billing", "k8s"};
+    for (size_t i = 0; i < 3; i++)
+        source(req, &w, names[i], req->now);
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    buf_putc(&resp->body, '\n');
+    response_json(resp, 200);
+}
+
+void api_poll_now(struct request *req, struct response *resp) {
+    if (req->nparams) {
+        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+        return;
+    }
+    if (!req->app) {
+        response_error(resp, 503, "unavailable", "no pollers");
+        return;
+    }
+    app_wake(req->app);
+    buf_puts(&resp->body, "{\"status\":\"poll requested\"}\n");
+    response_json(resp, 202);
+}

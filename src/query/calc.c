@@ -1,0 +1,104 @@
+#include "query/calc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/config.h"
+#include "base/xalloc.h"
+
+enum cost_config calc_default_config(const struct config *cfg) {
+    enum cost_config c = COST_FALLBACK;
+    if (cfg && cfg->default_configuration)
+        cost_config_parse(cfg->default_configuration, &c);
+    return c;
+}
+
+static void build_od(struct calc *c) {
+    size_t extra = c->cfg ? (size_t)c->cfg->n_on_demand_sizes : 0;
+    c->od = xcalloc(extra + c->data->n_od_sizes + 1, sizeof *c->od);
+    for (size_t i = 0; i < extra; i++) {
+        const struct config_pair *p = &c->cfg->on_demand_sizes[i];
+        for (size_t j = 0; j < c->data->n_od_sizes; j++) {
+            if (strcmp(c->data->od_sizes[j].od_size, p->value) == 0) {
+                c->od[c->n_od].spot_size = p->key;
+                c->od[c->n_od].od_size = p->value;
+                c->od[c->n_od].od_price_hourly = c->data->od_sizes[j].od_price_hourly;
+                c->n_od++;
+                break;
+            }
+        }
+    }
+    for (size_t j = 0; j < c->data->n_od_sizes; j++)
+        c->od[c->n_od++] = c->data->od_sizes[j];
+}
+
+enum err calc_recompute(struct calc *c, const struct cost_query *q) {
+    struct cost_query cq = *q;
+    cq.od_sizes = c->od;
+    cq.n_od_sizes = c->n_od;
+    if (cq.now < cq.from)
+        cq.now = cq.from;
+    struct cost_result *r = NULL;
+    enum err rc = cost_compute(&c->data->in, &cq, &r);
+    if (rc != ERR_OK)
+        return rc;
+    cost_result_free(c->res);
+    c->res = r;
+    return ERR_OK;
+}
+
+enum err calc_run(struct store *db, const struct config *cfg, int64_t load_from, int64_t load_to,
+                  const struct cost_query *q, struct calc *out) {
+    memset(out, 0, sizeof *out);
+    out->cfg = cfg;
+    enum err rc = store_cost_load(db, load_from, load_to, calc_default_config(cfg), &out->data);
+    if (rc != ERR_OK)
+        return rc;
+    build_od(out);
+    rc = calc_recompute(out, q);
+    if (rc != ERR_OK)
+        calc_release(out);
+    return rc;
+}
+
+static int64_t earliest_attempt(const struct cost_input *in, int64_t from) {
+    int64_t lo = from;
+    for (size_t i = 0; i < in->n_attempts; i++) {
+        const struct cost_attempt *x = &in->attempts[i];
+        int64_t s = x->scheduled_at ? x->scheduled_at
+                    : x->created_at ? x->created_at
+                                    : x->started_at;
+        if (s && s < lo)
+            lo = s;
+    }
+    return lo;
+}
+
+enum err calc_task_life(struct store *db, const struct config *cfg, int64_t from, int64_t to,
+                        int64_t now, struct calc *out) {
+    memset(out, 0, sizeof *out);
+    out->cfg = cfg;
+    enum err rc = store_cost_load(db, from, to, calc_default_config(cfg), &out->data);
+    if (rc != ERR_OK)
+        return rc;
+    /* the loader brings every attempt of the touched tasks, and their nodes */
+    int64_t lo = earliest_attempt(&out->data->in, from);
+    build_od(out);
+    struct cost_query q;
+    memset(&q, 0, sizeof q);
+    q.from = lo;
+    q.to = (to > now ? to : now) + 1;
+    q.now = now;
+    q.want_attempts = true;
+    rc = calc_recompute(out, &q);
+    if (rc != ERR_OK)
+        calc_release(out);
+    return rc;
+}
+
+void calc_release(struct calc *c) {
+    cost_result_free(c->res);
+    free(c->od);
+    store_cost_free(c->data);
+    memset(c, 0, sizeof *c);
+}

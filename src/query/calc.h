@@ -1,0 +1,45 @@
+/* calc — the cost engine over stored rows: load a window (store_cost), resolve
+ * On-Demand sizes (--on-demand-size pairs first, priced from the size list, then
+ * every listed size as the twin of "<slug>-spot"), compute (cost_compute).
+ * Used by the REST API, the CSV exporter and the metrics.
+ * Thread rule: the thread owning the store. */
+#ifndef SPOTLEDGER_CALC_H
+#define SPOTLEDGER_CALC_H
+
+#include <stdint.h>
+
+#include "engine/cost.h"
+#include "base/err.h"
+#include "store/store_cost.h"
+
+struct config;
+struct store;
+
+struct calc {
+    struct store_cost_data *data;
+    struct cost_result *res;
+    struct cost_od_size *od; /* owned; strings borrowed from data and config */
+    size_t n_od;
+    const struct config *cfg;
+};
+
+/* The configuration of unlabelled Jobs (--default-configuration). */
+enum cost_config calc_default_config(const struct config *cfg);
+
+/* Loads rows for [load_from, load_to) and computes q (q->od_sizes is filled in).
+ * On error *out is released. ERR_DB, ERR_BUSY, ERR_NOMEM, cost_compute's errors. */
+enum err calc_run(struct store *db, const struct config *cfg, int64_t load_from, int64_t load_to,
+                  const struct cost_query *q, struct calc *out);
+/* Recomputes loaded data for another query (a sub-window, other filters). */
+enum err calc_recompute(struct calc *c, const struct cost_query *q);
+
+/* Per-attempt figures over the whole life of every task touched by [from, to):
+ * loads the window, widens the load to the earliest attempt of those tasks,
+ * and computes with want_attempts over [earliest, max(to, now) + 1) without
+ * filters (taskview applies them). */
+enum err calc_task_life(struct store *db, const struct config *cfg, int64_t from, int64_t to,
+                        int64_t now, struct calc *out);
+
+void calc_release(struct calc *c);
+
+#endif

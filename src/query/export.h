@@ -1,0 +1,61 @@
+/* export — the weekly CSV files finance closes the books from.
+ *
+ * For each ISO week (Monday 00:00 UTC, by the source clock) two files in
+ * --export-dir: spotledger-YYYY-Www-summary.csv (one row per configuration,
+ * every summary figure) and spotledger-YYYY-Www-tasks.csv (one row per task
+ * completed in the week, or running in it). Column order is fixed and documented
+ * in README "CSV exports". The bytes depend only on the stored rows, so a closed
+ * week re-exported is byte-identical; files are written atomically (fileutil).
+ *
+ * export_*_csv are pure (rows in, bytes out); export_week does the I/O; the
+ * exporter thread (export_start) writes every closed week not yet exported,
+ * back-filling missed weeks after downtime.
+ * Thread rule: the content functions any thread; the exporter owns its thread. */
+#ifndef SPOTLEDGER_EXPORT_H
+#define SPOTLEDGER_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "engine/cost.h"
+#include "base/err.h"
+#include "query/taskview.h"
+
+struct app;
+struct store;
+
+enum export_kind { EXPORT_SUMMARY, EXPORT_TASKS };
+
+/* "summary" / "tasks" -> kind; ERR_INVAL otherwise. */
+enum err export_kind_parse(const char *s, enum export_kind *out);
+const char *export_kind_name(enum export_kind k);
+
+/* The summary CSV of r (computed for [r->from, r->to), no filters). label names
+ * the period in the first column ("2026-W48" or "FROM/TO"). */
+enum err export_summary_csv(const struct cost_result *r, const char *label, struct buf *out);
+/* The tasks CSV: one row per rows[i] (taskview), names[i] the Job names. */
+enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
+                          const struct taskview_row *rows, size_t n, struct buf *out);
+
+/* Builds the CSV of one kind for [from, to) from the database (read-only
+ * connection db). *rows (if not NULL) receives the data row count. */
+enum err export_build(struct store *db, struct app *app, enum export_kind kind, int64_t from,
+                      int64_t to, const char *label, int64_t now, struct buf *out, int64_t *rows);
+
+/* Writes both files of the ISO week starting at week_start into dir and records
+ * them (exports table) through the app's writer. */
+enum err export_week(struct store *db, struct app *app, const char *dir, int64_t week_start,
+                     int64_t now);
+
+/* File name of a week's file: "spotledger-2026-W48-summary.csv". */
+void export_file_name(int64_t week_start, enum export_kind kind, char *out, size_t len);
+
+/* The background exporter: every minute, and when woken, writes each closed week
+ * (end <= the source clock) from the first week with data that has no file yet.
+ * ERR_IO when the directory cannot be created. */
+struct exporter;
+enum err export_start(struct app *app, const char *db_path, const char *dir, struct exporter **out);
+void export_stop(struct exporter *e);
+
+#endif

@@ -1,0 +1,82 @@
+#include "service/app.h"
+
+#include <errno.h>
+#include <time.h>
+
+void app_init(struct app *app) {
+    pthread_mutex_init(&app->writer_lock, NULL);
+    pthread_mutex_init(&app->wake_lock, NULL);
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    /* CLOCK_MONOTONIC: a wall-clock jump must not cut or stretch a poll interval */
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&app->wake_cond, &attr);
+    pthread_condattr_destroy(&attr);
+    app->wake_gen = 0;
+    app->stopping = false;
+    metrics_cache_init(&app->metrics);
+    respcache_init(&app->responses);
+}
+
+void app_release(struct app *app) {
+    metrics_cache_release(&app->metrics);
+    respcache_release(&app->responses);
+    pthread_cond_destroy(&app->wake_cond);
+    pthread_mutex_destroy(&app->wake_lock);
+    pthread_mutex_destroy(&app->writer_lock);
+}
+
+bool app_wait(struct app *app, long ms, uint64_t *seen_gen) {
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    bool woken = false;
+    pthread_mutex_lock(&app->wake_lock);
+    for (;;) {
+        if (app->stopping || app->wake_gen != *seen_gen) {
+            woken = true;
+            break;
+        }
+        if (pthread_cond_timedwait(&app->wake_cond, &app->wake_lock, &until) == ETIMEDOUT)
+            break;
+    }
+    *seen_gen = app->wake_gen;
+    pthread_mutex_unlock(&app->wake_lock);
+    return woken;
+}
+
+void app_add_waker(struct app *app, void (*fn)(void *ctx), void *ctx) {
+    if (app->n_wakers < 4) {
+        app->wakers[app->n_wakers] = fn;
+        app->waker_ctx[app->n_wakers] = ctx;
+        app->n_wakers++;
+    }
+}
+
+void app_wake(struct app *app) {
+    pthread_mutex_lock(&app->wake_lock);
+    app->wake_gen++;
+    pthread_cond_broadcast(&app->wake_cond);
+    pthread_mutex_unlock(&app->wake_lock);
+    for (int i = 0; i < app->n_wakers; i++)
+        app->wakers[i](app->waker_ctx[i]);
+}
+
+void app_stop(struct app *app) {
+    pthread_mutex_lock(&app->wake_lock);
+    app->stopping = true;
+    pthread_cond_broadcast(&app->wake_cond);
+    pthread_mutex_unlock(&app->wake_lock);
+}
+
+bool app_stopping(struct app *app) {
+    pthread_mutex_lock(&app->wake_lock);
+    bool s = app->stopping;
+    pthread_mutex_unlock(&app->wake_lock);
+    return s;
+}

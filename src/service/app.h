@@ -1,0 +1,60 @@
+/* app — the service-wide state every route may read.
+ *
+ * Built in main() before the server starts; fields are read-only afterwards
+ * except where a field says otherwise (atomics or its own lock).
+ * Thread rule: any thread may read. */
+#ifndef SPOTLEDGER_APP_H
+#define SPOTLEDGER_APP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "http/metrics_cost.h"
+#include "query/respcache.h"
+
+struct config;
+struct store;
+
+struct app {
+    const struct config *cfg;
+    char *api_token;   /* read token; NULL = reads are open (loopback only) */
+    char *admin_token; /* admin token; NULL = admin routes refused */
+    bool do_enabled;   /* a DigitalOcean poller is running */
+    bool k8s_enabled;  /* a Kubernetes watcher is running */
+    int64_t started_at;
+    /* The single write connection (DESIGN.md "One writer"). Pollers and the
+     * exporter hold writer_lock for the whole of each transaction. */
+    struct store *writer;
+    pthread_mutex_t writer_lock;
+
+    /* Poller wake-ups and shutdown (app_wait / app_wake / app_stop). */
+    pthread_mutex_t wake_lock;
+    pthread_cond_t wake_cond;
+    uint64_t wake_gen; /* bumped by app_wake */
+    bool stopping;     /* set once by app_stop */
+    /* Called by app_wake: pollers with their own sleep (set up before threads). */
+    void (*wakers[4])(void *ctx);
+    void *waker_ctx[4];
+    int n_wakers;
+    struct metrics_cache metrics; /* closed weeks' counters for /metrics */
+    struct respcache responses;   /* closed windows' API bodies (respcache.h) */
+};
+
+/* Registers fn(ctx) to be called by app_wake. Main thread, before the server. */
+void app_add_waker(struct app *app, void (*fn)(void *ctx), void *ctx);
+
+/* Initializes the locks and condition of a zeroed app. */
+void app_init(struct app *app);
+void app_release(struct app *app);
+/* Sleeps up to `ms` milliseconds, or until app_wake (returns true) or app_stop
+ * (returns true; check app_stopping). `seen_gen` is the caller's last seen wake
+ * generation, updated. Any thread. */
+bool app_wait(struct app *app, long ms, uint64_t *seen_gen);
+/* Wakes every waiting poller now ("poll now"). */
+void app_wake(struct app *app);
+/* Asks every poller to stop and wakes them. */
+void app_stop(struct app *app);
+bool app_stopping(struct app *app);
+
+#endif

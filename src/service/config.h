@@ -1,0 +1,89 @@
+/* config — command-line flags and environment, validated once at start-up.
+ *
+ * Every flag --name has an environment twin SPOTLEDGER_NAME (dashes become
+ * underscores); flags win over the environment. DIGITALOCEAN_TOKEN is also read,
+ * as DigitalOcean's own tools do. Secrets are never stored in the config itself,
+ * only the paths to them; secret_read() loads one when needed. Nothing here is
+ * ever printed except by config_usage().
+ *
+ * Thread rule: built in main() before any thread starts, read-only afterwards
+ * (the one allowed global snapshot). */
+#ifndef SPOTLEDGER_CONFIG_H
+#define SPOTLEDGER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "base/log.h"
+
+#define CONFIG_MAX_LIST 32
+
+enum config_result {
+    CONFIG_OK,   /* run the service */
+    CONFIG_EXIT, /* --help or --version was asked: exit 0 */
+    CONFIG_BAD,  /* invalid: print err, exit 2 */
+};
+
+struct config_pair {
+    char *key;
+    char *value;
+};
+
+struct config {
+    char *listen; /* "127.0.0.1:8080" */
+    char *listen_host;
+    uint16_t listen_port; /* 0 = any free port */
+    char *db;
+    char *do_api_url;
+    char *do_token_file;
+    bool do_token_from_env; /* DIGITALOCEAN_TOKEN set (value read via secret_env) */
+    char *cluster_id;
+    char *kube_api_url;
+    char *kube_token_file;
+    char *kube_ca_file;
+    char *kube_namespace;
+    char *job_selector;
+    bool kube_in_cluster; /* no --kube-api-url: use the service account */
+    int poll_interval;    /* seconds, node pools and Kubernetes resync */
+    int billing_interval; /* seconds */
+    char *export_dir;     /* NULL: no weekly export */
+    char *api_token_file;
+    char *admin_token_file;
+    bool metrics_open;
+    char *default_configuration; /* "spot", "fallback" or "on-demand" */
+    char *spot_pools[CONFIG_MAX_LIST];
+    int n_spot_pools;
+    struct config_pair spot_labels[CONFIG_MAX_LIST];
+    int n_spot_labels;
+    struct config_pair on_demand_sizes[CONFIG_MAX_LIST];
+    int n_on_demand_sizes;
+    char *ignore_advice[CONFIG_MAX_LIST];
+    int n_ignore_advice;
+    char *web_dir;
+    char *vendor_dir; /* Chart.js and friends from Debian packages */
+    enum log_level log_level;
+    size_t max_body;     /* request body cap, bytes */
+    size_t max_response; /* upstream response cap, bytes */
+};
+
+/* Parses argv (argv[0] skipped) and the environment through getenv_fn (getenv in
+ * production; a fake in tests). On CONFIG_BAD, err holds one line naming the flag.
+ * cfg is always left in a state config_release can free. */
+enum config_result config_parse(struct config *cfg, int argc, char **argv,
+                                const char *(*getenv_fn)(const char *name), char *err,
+                                size_t errlen);
+void config_release(struct config *cfg);
+void config_usage(FILE *f);
+
+/* True when the host is a loopback address (127.0.0.0/8, ::1, localhost). */
+bool config_host_is_loopback(const char *host);
+
+/* Reads a secret file: contents with surrounding whitespace trimmed. Caller frees
+ * (and should zero). ERR_IO (unreadable), ERR_INVAL (empty), ERR_TOOBIG (>4 KiB).
+ * The path may be logged; the content never is. */
+enum err secret_read(const char *path, char **out);
+
+#endif

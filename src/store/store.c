@@ -1,0 +1,382 @@
+/* store — connection lifecycle, migrations, transactions, statement cache and
+ * poll runs. Invariant: every statement handed out by store_stmt is finalized in
+ * store_free, so sqlite3_close never returns SQLITE_BUSY. */
+#include "store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "store/schema.h"
+#include "store/store_internal.h"
+#include "base/xalloc.h"
+
+#define STORE_BUSY_MS 5000
+#define STORE_MAX_STMTS 128
+
+struct store_cached {
+    const char *sql; /* key: address of a static string */
+    sqlite3_stmt *st;
+};
+
+struct store {
+    sqlite3 *db;
+    enum store_mode mode;
+    struct store_cached stmts[STORE_MAX_STMTS];
+    int nstmts;
+};
+
+sqlite3 *store_db(struct store *s) {
+    return s->db;
+}
+
+enum err store_fail(struct store *s, int rc, const char *what) {
+    log_msg(LOG_ERROR, "store: %s failed: %s (%d)", what, s ? sqlite3_errmsg(s->db) : "", rc);
+    if (rc == SQLITE_BUSY || (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return ERR_BUSY;
+    if (rc == SQLITE_NOMEM)
+        return ERR_NOMEM;
+    return ERR_DB;
+}
+
+enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out) {
+    for (int i = 0; i < s->nstmts; i++) {
+        if (s->stmts[i].sql == sql) {
+            sqlite3_reset(s->stmts[i].st);
+            sqlite3_clear_bindings(s->stmts[i].st);
+            *out = s->stmts[i].st;
+            return ERR_OK;
+        }
+    }
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "prepare");
+    if (s->nstmts < STORE_MAX_STMTS) {
+        s->stmts[s->nstmts].sql = sql;
+        s->stmts[s->nstmts].st = st;
+        s->nstmts++;
+    } else {
+        /* cache full: a programming error (too many distinct statements) */
+        log_msg(LOG_ERROR, "store: statement cache full");
+        sqlite3_finalize(st);
+        return ERR_DB;
+    }
+    *out = st;
+    return ERR_OK;
+}
+
+enum err store_exec_stmt(struct store *s, sqlite3_stmt *st) {
+    int rc = sqlite3_step(st);
+    enum err e = ERR_OK;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        e = store_fail(s, rc, "step");
+    sqlite3_reset(st);
+    return e;
+}
+
+int store_bind_text(sqlite3_stmt *st, int idx, const char *v) {
+    if (!v)
+        return sqlite3_bind_null(st, idx);
+    return sqlite3_bind_text(st, idx, v, -1, SQLITE_TRANSIENT);
+}
+
+int store_bind_time(sqlite3_stmt *st, int idx, int64_t t) {
+    if (t == 0)
+        return sqlite3_bind_null(st, idx);
+    return sqlite3_bind_int64(st, idx, t);
+}
+
+void store_column_copy(sqlite3_stmt *st, int col, char *out, size_t cap) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (!t) {
+        out[0] = '\0';
+        return;
+    }
+    size_t n = (size_t)sqlite3_column_bytes(st, col);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, t, n);
+    out[n] = '\0';
+}
+
+char *store_column_dup(sqlite3_stmt *st, int col) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (!t)
+        return NULL;
+    return xstrndup((const char *)t, (size_t)sqlite3_column_bytes(st, col));
+}
+
+int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt) {
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
+}
+
+struct store_arena {
+    struct store_arena *next;
+    size_t used, cap;
+    char data[];
+};
+
+const char *store_arena_dup(struct store_arena **a, const char *s, size_t n) {
+    if (!*a || (*a)->cap - (*a)->used < n + 1) {
+        size_t cap = n + 1 > 65536 ? n + 1 : 65536;
+        struct store_arena *b = xmalloc(sizeof *b + cap);
+        b->next = *a;
+        b->used = 0;
+        b->cap = cap;
+        *a = b;
+    }
+    char *p = (*a)->data + (*a)->used;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    (*a)->used += n + 1;
+    return p;
+}
+
+const char *store_arena_col(struct store_arena **a, sqlite3_stmt *st, int col) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    if (!t)
+        return NULL;
+    return store_arena_dup(a, (const char *)t, (size_t)sqlite3_column_bytes(st, col));
+}
+
+void store_arena_free(struct store_arena *a) {
+    while (a) {
+        struct store_arena *n = a->next;
+        free(a);
+        a = n;
+    }
+}
+
+static enum err exec(struct store *s, const char *sql, const char *what) {
+    char *msg = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        log_msg(LOG_ERROR, "store: %s failed: %s", what, msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        return (rc & 0xff) == SQLITE_BUSY ? ERR_BUSY : ERR_DB;
+    }
+    return ERR_OK;
+}
+
+int store_latest_version(void) {
+    return schema_migrations_count ? schema_migrations[schema_migrations_count - 1].version : 0;
+}
+
+enum err store_schema_version(struct store *s, int *out) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "user_version");
+    rc = sqlite3_step(st);
+    int v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    if (v < 0)
+        return store_fail(s, rc, "user_version");
+    *out = v;
+    return ERR_OK;
+}
+
+static enum err migrate(struct store *s, int *applied) {
+    int cur, n = 0;
+    enum err rc = store_schema_version(s, &cur);
+    if (rc != ERR_OK)
+        return rc;
+    if (cur > store_latest_version()) {
+        log_msg(LOG_ERROR, "store: database schema version %d is newer than this binary's %d", cur,
+                store_latest_version());
+        return ERR_DB;
+    }
+    for (int i = 0; i < schema_migrations_count; i++) {
+        const struct schema_migration *m = &schema_migrations[i];
+        if (m->version <= cur)
+            continue;
+        if ((rc = store_begin(s)) != ERR_OK)
+            return rc;
+        /* re-check inside the write lock: another process may have migrated */
+        int now;
+        if ((rc = store_schema_version(s, &now)) != ERR_OK) {
+            store_rollback(s);
+            return rc;
+        }
+        if (now >= m->version) {
+            store_rollback(s);
+            continue;
+        }
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if ((rc = exec(s, m->sql, m->name)) != ERR_OK ||
+            (rc = exec(s, pragma, m->name)) != ERR_OK) {
+            store_rollback(s);
+            return rc;
+        }
+        if ((rc = store_commit(s)) != ERR_OK)
+            return rc;
+        log_msg(LOG_INFO, "store: applied migration '%s'", m->name);
+        n++;
+    }
+    *applied = n;
+    return ERR_OK;
+}
+
+enum err store_open(const char *path, enum store_mode mode, struct store **out, int *migrated) {
+    struct store *s = xcalloc(1, sizeof *s);
+    s->mode = mode;
+    int flags =
+        SQLITE_OPEN_NOMUTEX |
+        (mode == STORE_WRITER ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY);
+    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+    enum err e = ERR_OK;
+    int applied = 0;
+    if (rc != SQLITE_OK) {
+        log_msg(LOG_ERROR, "store: cannot open '%s': %s", path,
+                s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        e = rc == SQLITE_NOMEM ? ERR_NOMEM : ERR_DB;
+        goto out;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+    if (mode == STORE_WRITER) {
+        if ((e = exec(s, "PRAGMA journal_mode=WAL", "journal_mode")) != ERR_OK ||
+            (e = exec(s, "PRAGMA synchronous=NORMAL", "synchronous")) != ERR_OK ||
+            (e = exec(s, "PRAGMA foreign_keys=ON", "foreign_keys")) != ERR_OK)
+            goto out;
+        if ((e = migrate(s, &applied)) != ERR_OK)
+            goto out;
+    } else {
+        if ((e = exec(s, "PRAGMA foreign_keys=ON", "foreign_keys")) != ERR_OK ||
+            (e = exec(s, "PRAGMA query_only=ON", "query_only")) != ERR_OK)
+            goto out;
+        int v;
+        if ((e = store_schema_version(s, &v)) != ERR_OK)
+            goto out;
+        if (v != store_latest_version()) {
+            log_msg(LOG_ERROR, "store: '%s' has schema version %d, expected %d", path, v,
+                    store_latest_version());
+            e = ERR_DB;
+            goto out;
+        }
+    }
+out:
+    if (e != ERR_OK) {
+        store_free(s);
+        return e;
+    }
+    if (migrated)
+        *migrated = applied;
+    *out = s;
+    return ERR_OK;
+}
+
+void store_free(struct store *s) {
+    if (!s)
+        return;
+    for (int i = 0; i < s->nstmts; i++)
+        sqlite3_finalize(s->stmts[i].st);
+    if (s->db) {
+        int rc = sqlite3_close(s->db);
+        if (rc != SQLITE_OK)
+            log_msg(LOG_ERROR, "store: close failed: %s", sqlite3_errstr(rc));
+    }
+    free(s);
+}
+
+enum err store_begin(struct store *s) {
+    return exec(s, "BEGIN IMMEDIATE", "begin");
+}
+
+enum err store_commit(struct store *s) {
+    return exec(s, "COMMIT", "commit");
+}
+
+void store_rollback(struct store *s) {
+    if (!sqlite3_get_autocommit(s->db))
+        exec(s, "ROLLBACK", "rollback");
+}
+
+enum err store_integrity_ok(struct store *s, bool *ok) {
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, "integrity_check");
+    rc = sqlite3_step(st);
+    bool good = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+                strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
+    sqlite3_finalize(st);
+    *ok = good;
+    return ERR_OK;
+}
+
+static const char SQL_POLL_BEGIN[] =
+    "INSERT INTO poll_runs(source, started_at, status) VALUES (?1, ?2, 'running')";
+static const char SQL_POLL_END[] =
+    "UPDATE poll_runs SET finished_at = ?2, source_time = ?3, status = ?4, error = ?5, "
+    "requests = ?6, items = ?7 WHERE id = ?1";
+static const char SQL_POLL_LAST[] =
+    "SELECT id, source, started_at, finished_at, source_time, status, error, requests, items "
+    "FROM poll_runs WHERE source = ?1 AND status != 'running' AND (?2 = 0 OR status = 'ok') "
+    "ORDER BY id DESC LIMIT 1";
+
+enum err store_poll_begin(struct store *s, const char *source, int64_t started_at, int64_t *id) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_POLL_BEGIN, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, source);
+    sqlite3_bind_int64(st, 2, started_at);
+    if ((rc = store_exec_stmt(s, st)) != ERR_OK)
+        return rc;
+    *id = sqlite3_last_insert_rowid(s->db);
+    return ERR_OK;
+}
+
+enum err store_poll_end(struct store *s, int64_t id, int64_t finished_at, int64_t source_time,
+                        const char *error, int64_t requests, int64_t items) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_POLL_END, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, finished_at);
+    store_bind_time(st, 3, source_time);
+    store_bind_text(st, 4, error ? "error" : "ok");
+    store_bind_text(st, 5, error);
+    sqlite3_bind_int64(st, 6, requests);
+    sqlite3_bind_int64(st, 7, items);
+    return store_exec_stmt(s, st);
+}
+
+enum err store_poll_last(struct store *s, const char *source, bool ok_only,
+                         struct store_poll *out) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_POLL_LAST, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, source);
+    sqlite3_bind_int(st, 2, ok_only ? 1 : 0);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        sqlite3_reset(st);
+        return ERR_NOTFOUND;
+    }
+    if (r != SQLITE_ROW) {
+        rc = store_fail(s, r, "poll_last");
+        sqlite3_reset(st);
+        return rc;
+    }
+    struct store_poll p;
+    memset(&p, 0, sizeof p);
+    p.id = sqlite3_column_int64(st, 0);
+    store_column_copy(st, 1, p.source, sizeof p.source);
+    p.started_at = sqlite3_column_int64(st, 2);
+    p.finished_at = sqlite3_column_int64(st, 3);
+    p.source_time = sqlite3_column_int64(st, 4);
+    store_column_copy(st, 5, p.status, sizeof p.status);
+    store_column_copy(st, 6, p.error, sizeof p.error);
+    p.requests = sqlite3_column_int64(st, 7);
+    p.items = sqlite3_column_int64(st, 8);
+    sqlite3_reset(st);
+    *out = p;
+    return ERR_OK;
+}

@@ -1,0 +1,303 @@
+/* store_advice — the advisor's loader (store_advice.h). Read-only queries. */
+#include "store/store_advice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+#include "base/xalloc.h"
+
+/* the earliest known deletion of a node (k8s or DO), NULL when alive */
+#define NODE_DELETED(n)                                                                            \
+    "min(coalesce(" n ".k8s_deleted_at, " n ".do_deleted_at), coalesce(" n ".do_deleted_at, " n    \
+    ".k8s_deleted_at))"
+
+// clang-format off
+static const char SQL_POOLS[] =
+    "SELECT id, name, size, cluster_id, capacity_type, auto_scale, min_nodes, max_nodes, "
+    "node_count, labels_json, taints_json, price_hourly_micro, deleted_at "
+    "FROM node_pools ORDER BY name, id";
+
+static const char SQL_SIZES[] =
+    "SELECT slug, vcpus, memory_mb, gpu_count, gpu_model, gpu_vram_gb FROM sizes ORDER BY slug";
+
+static const char SQL_NODES[] =
+    "SELECT n.name, n.pool_id, coalesce(n.capacity_type, p.capacity_type), n.created_at, "
+    "n.ready_at, " NODE_DELETED("n") " "
+    "FROM nodes n LEFT JOIN node_pools p ON p.id = n.pool_id "
+    "WHERE " NODE_DELETED("n") " IS NULL OR " NODE_DELETED("n") " >= ?1 - 86400 "
+    "ORDER BY n.name";
+
+static const char SQL_RECLAIMS[] =
+    "SELECT pool_id, detected_at, first_signal_at FROM reclaims "
+    "WHERE detected_at >= ?1 AND detected_at < ?2 ORDER BY detected_at, pool_id";
+
+/* An attempt ended by a disruption: cost.h "Interrupted" (not succeeded; a
+ * DisruptionTarget, a disruption reason, or its node deleted while it held it,
+ * a finish in the same second included). */
+#define INTERRUPTED                                                                                \
+    "(coalesce(a.phase, '') != 'Succeeded' AND (a.disruption_at IS NOT NULL "                      \
+    "OR a.reason IN ('Evicted', 'NodeLost', 'Shutdown', 'NodeShutdown', 'Terminated') "            \
+    "OR (" NODE_DELETED("nd") " IS NOT NULL AND " NODE_DELETED("nd") " <= "                        \
+    "coalesce(min(a.finished_at, a.deleted_at), a.finished_at, a.deleted_at, "                     \
+    NODE_DELETED("nd") "))))"
+
+/* ?1 since, ?2 until, ?3 limit + 1 (to tell truncation) */
+static const char SQL_JOBS[] =
+    "WITH j AS ("
+    " SELECT t.job_uid, min(t.namespace) AS ns, min(t.name) AS name, "
+    "  max(t.configuration) AS cfg, max(t.backoff_limit) AS bl, "
+    "  max(t.ttl_after_finished) AS ttl, max(coalesce(t.has_pod_failure_policy, 0)) AS hp, "
+    "  max(coalesce(t.pfp_ignores_disruption, 0)) AS pi, max(t.spec_json) AS spec, "
+    "  count(*) AS tasks, sum(t.outcome = 'failed') AS failed, "
+    "  sum(t.outcome = 'running' AND t.deleted_at IS NOT NULL) AS lost, "
+    "  max(t.last_seen) AS ls "
+    " FROM tasks t "
+    " WHERE (t.completed_at IS NULL OR t.completed_at >= ?1) AND t.last_seen >= ?1 "
+    "  AND t.first_seen < ?2 "
+    " GROUP BY t.job_uid ORDER BY ls DESC, t.job_uid LIMIT ?3), "
+    "a AS ("
+    " SELECT t.job_uid, count(a.uid) AS n, sum(" INTERRUPTED ") AS i, "
+    "  sum(a.report_checkpoint_seconds IS NOT NULL) AS ck "
+    " FROM j JOIN tasks t ON t.job_uid = j.job_uid "
+    "  JOIN attempts a ON a.task_uid = t.uid "
+    "  LEFT JOIN nodes nd ON nd.name = a.node_name "
+    " GROUP BY t.job_uid) "
+    "SELECT j.job_uid, j.ns, j.name, j.cfg, j.bl, j.ttl, j.hp, j.pi, j.spec, j.tasks, j.failed, "
+    " j.lost, j.ls, coalesce(a.n, 0), coalesce(a.i, 0), coalesce(a.ck, 0) "
+    "FROM j LEFT JOIN a ON a.job_uid = j.job_uid ORDER BY j.ns, j.name, j.job_uid";
+
+/* Rows are inserted in time order, so the first row by rowid is (about) the
+ * watcher's first sighting: O(1) where min(first_seen) would scan the table.
+ * The start expression matches the attempts_start index (002_read_indexes). */
+static const char SQL_LAG[] =
+    "SELECT max(max(a.first_seen - a.created_at, 0)), count(*) FROM attempts a "
+    "WHERE coalesce(a.scheduled_at, a.created_at, a.started_at) >= ?1 "
+    " AND coalesce(a.scheduled_at, a.created_at, a.started_at) < ?2 "
+    " AND a.created_at IS NOT NULL "
+    " AND a.created_at >= (SELECT first_seen FROM attempts ORDER BY rowid LIMIT 1)";
+
+static const char SQL_CLUSTER[] =
+    "SELECT coalesce(name, id) FROM clusters ORDER BY (id = ?1) DESC, last_seen DESC, id LIMIT 1";
+// clang-format on
+
+static const char *keep(struct store_advice_data *d, sqlite3_stmt *st, int col) {
+    return store_arena_col(&d->arena, st, col);
+}
+
+static bool col_is(sqlite3_stmt *st, int col, const char *v) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t && strcmp((const char *)t, v) == 0;
+}
+
+void store_advice_free(struct store_advice_data *d) {
+    if (!d)
+        return;
+    store_arena_free(d->arena);
+    free(d->pools);
+    free(d->sizes);
+    free(d->nodes);
+    free(d->reclaims);
+    free(d->jobs);
+    free(d);
+}
+
+static enum err finish(struct store *s, sqlite3_stmt *st, int r, const char *what) {
+    enum err rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, what);
+    sqlite3_reset(st);
+    return rc;
+}
+
+static enum err load_pools(struct store *s, struct store_advice_data *d) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_POOLS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(d->pools, d->in.n_pools, cap);
+        struct advice_pool *p = &d->pools[d->in.n_pools++];
+        memset(p, 0, sizeof *p);
+        p->id = keep(d, st, 0);
+        p->name = keep(d, st, 1);
+        p->size = keep(d, st, 2);
+        p->cluster_id = keep(d, st, 3);
+        p->spot = col_is(st, 4, "spot");
+        p->auto_scale = store_col_or(st, 5, 0) != 0;
+        p->min_nodes = store_col_or(st, 6, -1);
+        p->max_nodes = store_col_or(st, 7, -1);
+        p->node_count = store_col_or(st, 8, -1);
+        p->labels_json = keep(d, st, 9);
+        p->taints_json = keep(d, st, 10);
+        p->price_hourly = store_col_or(st, 11, 0);
+        p->deleted_at = store_col_or(st, 12, 0);
+    }
+    return finish(s, st, r, "advice pools");
+}
+
+static enum err load_sizes(struct store *s, struct store_advice_data *d) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_SIZES, &st);
+    if (rc != ERR_OK)
+        return rc;
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(d->sizes, d->in.n_sizes, cap);
+        struct advice_size *z = &d->sizes[d->in.n_sizes++];
+        z->slug = keep(d, st, 0);
+        z->vcpus = store_col_or(st, 1, -1);
+        z->memory_mb = store_col_or(st, 2, -1);
+        z->gpu_count = store_col_or(st, 3, -1);
+        z->gpu_model = keep(d, st, 4);
+        z->gpu_vram_gb = store_col_or(st, 5, -1);
+    }
+    return finish(s, st, r, "advice sizes");
+}
+
+static enum err load_nodes(struct store *s, struct store_advice_data *d, int64_t since) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_NODES, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, since);
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(d->nodes, d->in.n_nodes, cap);
+        struct advice_node *n = &d->nodes[d->in.n_nodes++];
+        n->name = keep(d, st, 0);
+        n->pool_id = keep(d, st, 1);
+        n->spot = col_is(st, 2, "spot");
+        n->created_at = store_col_or(st, 3, 0);
+        n->ready_at = store_col_or(st, 4, 0);
+        n->deleted_at = store_col_or(st, 5, 0);
+    }
+    return finish(s, st, r, "advice nodes");
+}
+
+static enum err load_reclaims(struct store *s, struct store_advice_data *d, int64_t since,
+                              int64_t until) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_RECLAIMS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, since);
+    sqlite3_bind_int64(st, 2, until);
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(d->reclaims, d->in.n_reclaims, cap);
+        struct advice_reclaim *x = &d->reclaims[d->in.n_reclaims++];
+        x->pool_id = keep(d, st, 0);
+        x->detected_at = store_col_or(st, 1, 0);
+        x->signal_at = store_col_or(st, 2, 0);
+    }
+    return finish(s, st, r, "advice reclaims");
+}
+
+static enum err load_jobs(struct store *s, struct store_advice_data *d, int64_t since,
+                          int64_t until, enum cost_config dflt) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_JOBS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, since);
+    sqlite3_bind_int64(st, 2, until);
+    sqlite3_bind_int64(st, 3, STORE_ADVICE_MAX_JOBS + 1);
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (d->in.n_jobs == STORE_ADVICE_MAX_JOBS) {
+            d->jobs_truncated = true;
+            continue;
+        }
+        STORE_GROW(d->jobs, d->in.n_jobs, cap);
+        struct advice_job *j = &d->jobs[d->in.n_jobs++];
+        memset(j, 0, sizeof *j);
+        j->uid = keep(d, st, 0);
+        j->ns = keep(d, st, 1);
+        j->name = keep(d, st, 2);
+        const char *c = (const char *)sqlite3_column_text(st, 3);
+        if (!c || cost_config_parse(c, &j->config) != ERR_OK)
+            j->config = dflt;
+        j->backoff_limit = store_col_or(st, 4, -1);
+        j->ttl_after_finished = store_col_or(st, 5, -1);
+        j->has_pod_failure_policy = store_col_or(st, 6, 0) != 0;
+        j->pfp_ignores_disruption = store_col_or(st, 7, 0) != 0;
+        j->spec_json = keep(d, st, 8);
+        j->tasks = store_col_or(st, 9, 0);
+        j->tasks_failed = store_col_or(st, 10, 0);
+        j->outcomes_lost = store_col_or(st, 11, 0);
+        j->last_seen = store_col_or(st, 12, 0);
+        j->attempts = store_col_or(st, 13, 0);
+        j->interrupted = store_col_or(st, 14, 0);
+        j->checkpoint_reports = store_col_or(st, 15, 0);
+    }
+    return finish(s, st, r, "advice jobs");
+}
+
+static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t since,
+                         int64_t until) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_LAG, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, since);
+    sqlite3_bind_int64(st, 2, until);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        d->in.watch_lag_seconds = store_col_or(st, 1, 0) > 0 ? store_col_or(st, 0, -1) : -1;
+        r = SQLITE_DONE;
+    }
+    return finish(s, st, r, "advice lag");
+}
+
+static enum err load_cluster(struct store *s, struct store_advice_data *d, const char *cluster_id) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_CLUSTER, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, cluster_id);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        d->in.cluster = keep(d, st, 0);
+        r = SQLITE_DONE;
+    }
+    return finish(s, st, r, "advice cluster");
+}
+
+enum err store_advice_load(struct store *s, int64_t since, int64_t until,
+                           enum cost_config default_config, const char *cluster_id,
+                           struct store_advice_data **out) {
+    struct store_advice_data *d = xcalloc(1, sizeof *d);
+    d->in.watch_lag_seconds = -1;
+    enum err rc = load_pools(s, d);
+    if (rc == ERR_OK)
+        rc = load_sizes(s, d);
+    if (rc == ERR_OK)
+        rc = load_nodes(s, d, since);
+    if (rc == ERR_OK)
+        rc = load_reclaims(s, d, since, until);
+    if (rc == ERR_OK)
+        rc = load_jobs(s, d, since, until, default_config);
+    if (rc == ERR_OK)
+        rc = load_lag(s, d, since, until);
+    if (rc == ERR_OK)
+        rc = load_cluster(s, d, cluster_id);
+    if (rc != ERR_OK) {
+        store_advice_free(d);
+        return rc;
+    }
+    if (!d->in.cluster && cluster_id) {
+        d->in.cluster = store_arena_dup(&d->arena, cluster_id, strlen(cluster_id));
+    }
+    d->in.pools = d->pools;
+    d->in.sizes = d->sizes;
+    d->in.nodes = d->nodes;
+    d->in.reclaims = d->reclaims;
+    d->in.jobs = d->jobs;
+    *out = d;
+    return ERR_OK;
+}

@@ -1,0 +1,42 @@
+/* store_cost — loads the rows the cost engine needs for a window into a
+ * struct cost_input (cost.h), owning every array and string.
+ *
+ * What is loaded for [from, to): every pool; every node whose billable life may
+ * touch the window; every task touched by the window (an attempt overlapping
+ * it, or completed in it) with ALL its attempts (so retries, duplicates and
+ * restore gaps see the attempts before the window too); tasks and attempts whose
+ * task row is not known yet get a task with the default configuration.
+ * Configuration labels are resolved here: NULL or unknown -> default_config.
+ * Thread rule: the thread owning the store. */
+#ifndef SPOTLEDGER_STORE_COST_H
+#define SPOTLEDGER_STORE_COST_H
+
+#include <stdint.h>
+
+#include "engine/cost.h"
+#include "base/err.h"
+#include "store/store.h"
+
+struct store_cost_data {
+    struct cost_input in;
+    /* owned storage (the const arrays of in point here) */
+    struct cost_pool *pools;
+    struct cost_node *nodes;
+    struct cost_task *tasks;
+    const char **task_names; /* [n_tasks]: the Job name (NULL when the task row is unknown) */
+    struct cost_attempt *attempts;
+    struct cost_od_size *od_sizes; /* On-Demand price of each spot size, from size_prices */
+    size_t n_od_sizes;
+    struct store_arena *arena;
+};
+
+/* Loads the data for [from, to). *out is new (store_cost_free). ERR_DB, ERR_NOMEM. */
+enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
+                         struct store_cost_data **out);
+/* Loads one task (by uid), all its attempts and the nodes they used.
+ * The task is absent (n_tasks == 0) when the uid is unknown. */
+enum err store_cost_load_task(struct store *s, const char *task_uid,
+                              enum cost_config default_config, struct store_cost_data **out);
+void store_cost_free(struct store_cost_data *d);
+
+#endif

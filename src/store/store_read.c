@@ -1,0 +1,162 @@
+#include "store/store_read.h"
+
+#include <string.h>
+
+#include "store/store_internal.h"
+
+static const char SQL_SOURCE_NOW[] =
+    "SELECT max(source_time) FROM poll_runs WHERE status = 'ok' AND source_time IS NOT NULL";
+
+enum err store_source_now(struct store *s, int64_t *out) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_SOURCE_NOW, &st);
+    if (rc != ERR_OK)
+        return rc;
+    int r = sqlite3_step(st);
+    if (r != SQLITE_ROW) {
+        rc = store_fail(s, r, "source_now");
+        sqlite3_reset(st);
+        return rc;
+    }
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+        sqlite3_reset(st);
+        return ERR_NOTFOUND;
+    }
+    *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return ERR_OK;
+}
+
+static const char SQL_POLL_STATS[] =
+    "SELECT coalesce(sum(status = 'ok'), 0), coalesce(sum(status = 'error'), 0), "
+    "coalesce(max(CASE WHEN status = 'ok' THEN finished_at END), 0), "
+    "coalesce(sum(requests), 0), "
+    "(SELECT finished_at - started_at FROM poll_runs WHERE source = ?1 AND status != 'running' "
+    " ORDER BY id DESC LIMIT 1) "
+    "FROM poll_runs WHERE source = ?1";
+
+enum err store_poll_stats(struct store *s, const char *source, struct store_poll_stats *out) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_POLL_STATS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, source);
+    int r = sqlite3_step(st);
+    if (r != SQLITE_ROW) {
+        rc = store_fail(s, r, "poll_stats");
+        sqlite3_reset(st);
+        return rc;
+    }
+    out->ok = sqlite3_column_int64(st, 0);
+    out->errors = sqlite3_column_int64(st, 1);
+    out->last_success = sqlite3_column_int64(st, 2);
+    out->requests = sqlite3_column_int64(st, 3);
+    out->last_duration = sqlite3_column_int64(st, 4);
+    sqlite3_reset(st);
+    return ERR_OK;
+}
+
+static const char SQL_TASK_ATTEMPTS[] =
+    "SELECT a.uid, a.name, a.node_name, coalesce(a.pool_id, n.pool_id), p.name, "
+    " coalesce(n.capacity_type, p.capacity_type), a.reason, a.phase, a.exit_code "
+    "FROM attempts a LEFT JOIN nodes n ON n.name = a.node_name "
+    " LEFT JOIN node_pools p ON p.id = coalesce(a.pool_id, n.pool_id) "
+    "WHERE a.task_uid = ?1 "
+    "ORDER BY coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid LIMIT ?2";
+
+enum err store_task_attempts(struct store *s, const char *task_uid, struct store_attempt_info *out,
+                             size_t max, size_t *n) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_TASK_ATTEMPTS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, task_uid);
+    sqlite3_bind_int64(st, 2, (int64_t)max);
+    size_t k = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max) {
+        struct store_attempt_info *a = &out[k++];
+        memset(a, 0, sizeof *a);
+        store_column_copy(st, 0, a->uid, sizeof a->uid);
+        store_column_copy(st, 1, a->name, sizeof a->name);
+        store_column_copy(st, 2, a->node, sizeof a->node);
+        store_column_copy(st, 3, a->pool_id, sizeof a->pool_id);
+        store_column_copy(st, 4, a->pool, sizeof a->pool);
+        store_column_copy(st, 5, a->capacity_type, sizeof a->capacity_type);
+        store_column_copy(st, 6, a->reason, sizeof a->reason);
+        store_column_copy(st, 7, a->phase, sizeof a->phase);
+        a->has_exit_code = sqlite3_column_type(st, 8) != SQLITE_NULL;
+        a->exit_code = sqlite3_column_int64(st, 8);
+    }
+    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "task attempts");
+    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        *n = k;
+    return rc;
+}
+
+static const char SQL_EXPERIMENTS[] =
+    "SELECT DISTINCT experiment FROM tasks WHERE experiment IS NOT NULL AND experiment != '' "
+    "ORDER BY experiment LIMIT ?1";
+
+enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_EXPERIMENTS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, (int64_t)max);
+    size_t k = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max)
+        store_column_copy(st, 0, out[k++], 256);
+    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "experiments");
+    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        *n = k;
+    return rc;
+}
+
+static const char SQL_SPAN_BOUND[] =
+    "SELECT max(coalesce(finished_at, deleted_at) - coalesce(scheduled_at, created_at, started_at))"
+    " FROM attempts";
+static const char SQL_LIFE_BOUND[] = "SELECT max(completed_at - created_at) FROM tasks";
+static const char SQL_MARKS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_marks "
+                                "WHERE day = 0 OR (day >= ?1 AND day <= ?2)";
+
+static int64_t bound(struct store *s, const char *sql, enum err *rc) {
+    sqlite3_stmt *st;
+    if ((*rc = store_stmt(s, sql, &st)) != ERR_OK)
+        return 0;
+    int r = sqlite3_step(st);
+    int64_t v = r == SQLITE_ROW ? store_col_or(st, 0, 0) : 0;
+    if (r != SQLITE_ROW)
+        *rc = store_fail(s, r, "bound");
+    sqlite3_reset(st);
+    return v > 0 ? v : 0;
+}
+
+enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]) {
+    enum err rc;
+    int64_t span = bound(s, SQL_SPAN_BOUND, &rc);
+    if (rc != ERR_OK)
+        return rc;
+    int64_t life = bound(s, SQL_LIFE_BOUND, &rc);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_stmt *st;
+    if ((rc = store_stmt(s, SQL_MARKS, &st)) != ERR_OK)
+        return rc;
+    int64_t lo = from - span - life - 86400, hi = to + life + 86400;
+    sqlite3_bind_int64(st, 1, lo < 0 ? 0 : lo / 86400);
+    sqlite3_bind_int64(st, 2, hi / 86400);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        out[0] = sqlite3_column_int64(st, 0);
+        out[1] = sqlite3_column_int64(st, 1);
+        rc = ERR_OK;
+    } else {
+        rc = store_fail(s, r, "window version");
+    }
+    sqlite3_reset(st);
+    return rc;
+}

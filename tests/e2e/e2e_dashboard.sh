@@ -1,0 +1,351 @@
+#!/bin/sh
+# End-to-end: the web dashboard in real headless Chromium against a running spotledger.
+#
+#   1. the page loads with no console message at all (app.js logs nothing, so any
+#      message is an error, a CSP violation or an uncaught exception);
+#   2. every figure on the overview cards ([data-card][data-field]) shows exactly
+#      what /api/v1/summary returns, formatted by the rules of web/format.js
+#      (re-implemented below in awk on decimal strings, never through floats),
+#      and its data-value is the exact API value;
+#   3. opening #task=<uid> shows that task's attempts table, one row per attempt;
+#   4. a screenshot is written to build/test-output/dashboard-1280.png;
+#   5. the time to first meaningful paint (cards filled; app.js writes it into
+#      <body data-first-paint-ms>) is printed, with the wall-clock time of the
+#      whole headless load beside it.
+#
+# Stack: start_stack() runs spotsim's demo scenario and spotledger against it.
+# E2E_DASHBOARD_URL=http://127.0.0.1:PORT skips start_stack and tests that
+# server instead (e.g. a mock API during development). E2E_WINDOW picks the
+# window (default: the dashboard's default, "week").
+#
+# Needs: sh, curl, jq, chromium (Debian package "chromium"). Loopback only.
+# Bounded: every step has a timeout; cleans up its processes and temp files.
+set -eu
+
+root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+dir=$(mktemp -d)
+out_dir="$root/build/test-output"
+sim_pid=
+ledger_pid=
+stop_pid() {
+  [ -n "$1" ] || return 0
+  kill "$1" 2>/dev/null || return 0
+  i=0
+  while kill -0 "$1" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -9 "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+  return 0
+}
+cleanup() {
+  rc=$?
+  set +e
+  stop_pid "$ledger_pid"
+  stop_pid "$sim_pid"
+  rm -rf "$dir"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() { echo "e2e_dashboard: FAIL: $*" >&2; exit 1; }
+note() { echo "e2e_dashboard: $*"; }
+
+command -v curl >/dev/null || fail "curl is not installed"
+command -v jq >/dev/null || fail "jq is not installed"
+chromium=
+for c in chromium chromium-browser google-chrome; do
+  if command -v "$c" >/dev/null 2>&1; then chromium=$c; break; fi
+done
+[ -n "$chromium" ] || fail "chromium is not installed (apt-get install chromium; make deps should)"
+
+# wait_listen FILE: the port from a "listening on 127.0.0.1:PORT" line, within 10 s
+wait_listen() {
+  i=0
+  while ! grep -q 'listening on' "$1" 2>/dev/null; do
+    i=$((i + 1)); [ $i -le 100 ] || return 1
+    sleep 0.1
+  done
+  sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$1" | head -n 1
+}
+
+# sim_runs: true when $SPOTSIM_BIN is a working simulator (not the placeholder)
+sim_runs() {
+  [ -n "${SPOTSIM_BIN:-}" ] && [ -x "$SPOTSIM_BIN" ] && "$SPOTSIM_BIN" --help >/dev/null 2>&1
+}
+
+# start_stack: sets $base (http://127.0.0.1:PORT) and $with_sim (1 when demo data flows).
+# The same wiring as deploy/demo/run.sh: spotsim plays the demo week (held until
+# spotledger's first request, at 40320x: the week in 15 s), spotledger polls it
+# over HTTP (DigitalOcean) and HTTPS with spotsim's CA (Kubernetes).
+start_stack() {
+  with_sim=0
+  ledger_args=
+  if sim_runs && [ -f "$root/deploy/demo/scenario.json" ]; then
+    printf 'demo-do-token\n' >"$dir/do-token"
+    printf 'demo-kube-token\n' >"$dir/kube-token"
+    "$SPOTSIM_BIN" --scenario "$root/deploy/demo/scenario.json" --seed 2026 --speed 40320 --hold \
+      --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --rate-limit 0 \
+      --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
+      >"$dir/sim.out" 2>"$dir/sim.err" &
+    sim_pid=$!
+    i=0
+    while ! grep -q '^spotsim: http ' "$dir/sim.out" 2>/dev/null; do
+      i=$((i + 1)); [ $i -le 100 ] || fail "spotsim did not start: $(cat "$dir/sim.err")"
+      sleep 0.1
+    done
+    line=$(grep '^spotsim: http ' "$dir/sim.out")
+    http=$(echo "$line" | awk '{print $3}')
+    https=$(echo "$line" | awk '{print $5}')
+    cluster=$(echo "$line" | awk '{print $7}')
+    ledger_args="--do-api-url http://$http --do-token-file $dir/do-token --cluster-id $cluster
+      --kube-api-url https://$https --kube-token-file $dir/kube-token --kube-ca-file $dir/ca.pem
+      --poll-interval 1 --export-dir $dir/exports"
+    with_sim=1
+  fi
+  # shellcheck disable=SC2086 # ledger_args is a word list on purpose
+  "${SPOTLEDGER_BIN:?}" --listen 127.0.0.1:0 --db "$dir/ledger.db" --web-dir "$root/web" \
+    $ledger_args >"$dir/ledger.out" 2>"$dir/ledger.err" &
+  ledger_pid=$!
+  port=$(wait_listen "$dir/ledger.out") || fail "spotledger did not start: $(cat "$dir/ledger.err")"
+  base="http://127.0.0.1:$port"
+  if [ "$with_sim" = 1 ]; then
+    # the demo week is over when the source clock reaches its end (bounded: 90 s)
+    i=0
+    until curl -sf --max-time 5 "$base/api/v1/status" | jq -e '.now == "2026-11-16T00:00:00Z"' >/dev/null; do
+      i=$((i + 1)); [ $i -le 180 ] || fail "the demo week did not complete in 90 s"
+      sleep 0.5
+    done
+    sleep 3 # the last polls of the final state
+  fi
+}
+
+if [ -n "${E2E_DASHBOARD_URL:-}" ]; then
+  base=${E2E_DASHBOARD_URL%/}
+  with_sim=1
+else
+  start_stack
+fi
+if [ "$with_sim" = 1 ] && [ -z "${E2E_DASHBOARD_URL:-}" ]; then
+  window=${E2E_WINDOW:-2026-W46}
+else
+  window=${E2E_WINDOW:-week}
+fi
+hash=
+[ "$window" = week ] || hash="window=$window"
+
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$base/api/v1/summary?window=$window" || true)
+[ "$code" = 200 ] || fail "/api/v1/summary answered $code"
+
+api() { curl -sf --max-time 10 "$base/api/v1/$1" || fail "GET /api/v1/$1 failed"; }
+
+# With the demo, wait (≤ 60 s) until the poller has stored some finished tasks.
+if [ "$with_sim" = 1 ]; then
+  i=0
+  while :; do
+    n=$(api "summary?window=$window" | jq '[.configurations[]? | .tasks_succeeded // 0] | add // 0')
+    [ "$n" -gt 0 ] && break
+    i=$((i + 1)); [ $i -le 120 ] || fail "no succeeded task in the summary after 60 s"
+    sleep 0.5
+  done
+fi
+
+# chrome OUTFILE URL [extra flags...]: one headless run, stderr (console) to OUTFILE.log
+chrome() {
+  cout=$1; url=$2; shift 2
+  prof=$(mktemp -d "$dir/profile.XXXXXX")
+  timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --disable-default-apps --disable-extensions --mute-audio \
+    --user-data-dir="$prof" --enable-logging=stderr --v=0 --window-size=1280,900 \
+    --virtual-time-budget=15000 "$@" "$url" >"$cout" 2>"$cout.log" || true
+}
+
+# console_clean LOG: no console message of the page
+console_clean() {
+  if grep -q ':CONSOLE' "$1"; then
+    grep ':CONSOLE' "$1" | sed 's/^[^]]*] /  /' >&2
+    fail "console messages while loading the dashboard (above)"
+  fi
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# 0. the setup advisor finds the mistakes the demo scenario plants (src/sim/README.md)
+if [ "$with_sim" = 1 ] && [ -z "${E2E_DASHBOARD_URL:-}" ]; then
+  api "advice?window=$window" >"$dir/advice.json"
+  for rule in spot-autoscale fallback-min-nodes pod-failure-policy spot-taint; do
+    jq -e --arg r "$rule" '[.findings[] | select(.rule == $r)] | length > 0' "$dir/advice.json" \
+      >/dev/null || fail "the advisor missed the planted mistake '$rule'"
+  done
+  note "advice: the 4 planted mistakes found ($(jq -c .counts "$dir/advice.json"))"
+fi
+
+# 1. overview: dump the DOM between two summary fetches (the demo may still be polling)
+api "summary?window=$window" >"$dir/summary1.json"
+t0=$(now_ms)
+chrome "$dir/dom.html" "$base/#$hash" --dump-dom
+t1=$(now_ms)
+api "summary?window=$window" >"$dir/summary2.json"
+[ -s "$dir/dom.html" ] || fail "chromium produced no DOM: $(tail -n 5 "$dir/dom.html.log")"
+console_clean "$dir/dom.html.log"
+grep -q '<body[^>]*data-state="ready"' "$dir/dom.html" ||
+  fail "the dashboard did not reach data-state=ready: $(grep -o '<body[^>]*>' "$dir/dom.html")"
+
+# Figures as lines "card<TAB>field<TAB>data-value<TAB>text" (text never holds '<').
+grep -o 'data-card="[^"]*" data-field="[^"]*" data-value="[^"]*"[^>]*>[^<]*<' "$dir/dom.html" |
+  sed 's/^data-card="\([^"]*\)" data-field="\([^"]*\)" data-value="\([^"]*\)"[^>]*>\([^<]*\)<$/\1	\2	\3	\4/' \
+    >"$dir/figures.tsv"
+[ -s "$dir/figures.tsv" ] || fail "no [data-card][data-field] figure in the DOM"
+
+# expected SUMMARY.json: the same lines computed from the API with the format.js rules
+expected() {
+  while IFS='	' read -r card field _v _t; do
+    conf=${card%%:*}; basis=${card#*:}
+    if [ "$conf" = all ]; then
+      raw=$(jq -r --arg f "$field" 'getpath($f | split(".")) | if . == null then "null" else tostring end' "$1")
+    else
+      raw=$(jq -r --arg c "$conf" --arg b "$basis" --arg f "$field" \
+        '[.configurations[] | select(.configuration == $c and ((.basis // "measured") == $b))][0]
+         | if . == null then "null" else (getpath($f | split(".")) | if . == null then "null" else tostring end) end' "$1")
+    fi
+    case "$field" in
+      *_percent) kind=percent ;;
+      restore_seconds.* | *_seconds) kind=duration ;;
+      cost | cost_per_successful_task | *_cost) kind=money ;;
+      *) kind=count ;;
+    esac
+    printf '%s\t%s\t%s\t%s\n' "$card" "$field" "$kind" "$raw"
+  done <"$dir/figures.tsv" | awk -F '\t' -v OFS='\t' '
+    function zeros(n,   s) { s = ""; while (n-- > 0) s = s "0"; return s }
+    # exact plain decimal of a jq number ("1e-06" -> "0.000001")
+    function expand(s,   sign, n, e, ip, fp, digits, point) {
+      sign = ""; if (substr(s, 1, 1) == "-") { sign = "-"; s = substr(s, 2) }
+      e = 0; n = index(s, "e"); if (n == 0) n = index(s, "E")
+      if (n > 0) { e = substr(s, n + 1) + 0; s = substr(s, 1, n - 1) }
+      n = index(s, ".")
+      if (n > 0) { ip = substr(s, 1, n - 1); fp = substr(s, n + 1) } else { ip = s; fp = "" }
+      digits = ip fp; point = length(ip) + e
+      if (point <= 0) { digits = zeros(1 - point) digits; point = 1 }
+      else if (point > length(digits)) digits = digits zeros(point - length(digits))
+      ip = substr(digits, 1, point); fp = substr(digits, point + 1)
+      sub(/^0+/, "", ip); if (ip == "") ip = "0"
+      sub(/0+$/, "", fp)
+      return sign ip (fp != "" ? "." fp : "")
+    }
+    # round a plain decimal to exactly p places, half away from zero, on the digits
+    function rnd(s, p,   sign, n, ip, fp, all, res, i, c, carry) {
+      sign = ""; if (substr(s, 1, 1) == "-") { sign = "-"; s = substr(s, 2) }
+      n = index(s, ".")
+      if (n > 0) { ip = substr(s, 1, n - 1); fp = substr(s, n + 1) } else { ip = s; fp = "" }
+      if (length(fp) <= p) fp = fp zeros(p - length(fp))
+      else {
+        up = (substr(fp, p + 1, 1) >= "5"); fp = substr(fp, 1, p)
+        if (up) {
+          all = ip fp; res = ""; carry = 1
+          for (i = length(all); i >= 1; i--) {
+            c = substr(all, i, 1) + carry
+            if (c == 10) { c = 0; carry = 1 } else carry = 0
+            res = c res
+          }
+          if (carry) res = "1" res
+          ip = substr(res, 1, length(res) - p); fp = substr(res, length(res) - p + 1)
+        }
+      }
+      sub(/^0+/, "", ip); if (ip == "") ip = "0"
+      if ((ip fp) ~ /^0*$/) sign = ""
+      return sign ip (p > 0 ? "." fp : "")
+    }
+    function group(ip,   out) {
+      out = ""
+      while (length(ip) > 3) { out = "," substr(ip, length(ip) - 2) out; ip = substr(ip, 1, length(ip) - 3) }
+      return ip out
+    }
+    function fixed(s, p,   r, neg, n) {
+      r = rnd(s, p); neg = (substr(r, 1, 1) == "-"); if (neg) r = substr(r, 2)
+      n = index(r, ".")
+      FIX_NEG = neg
+      return n > 0 ? group(substr(r, 1, n - 1)) substr(r, n) : group(r)
+    }
+    function fmt(kind, d,   t, n) {
+      if (d == "null") return "\342\200\224"   # em dash
+      if (kind == "money") { t = fixed(d, 2); return (FIX_NEG ? "-" : "") "$" t }
+      if (kind == "percent") { t = fixed(d, 1); return (FIX_NEG ? "-" : "") t "%" }
+      if (kind == "count") {
+        if (d !~ /^-?[0-9]+$/) return d
+        return substr(d, 1, 1) == "-" ? "-" group(substr(d, 2)) : group(d)
+      }
+      if (d !~ /^[0-9]+$/) return d " s"
+      n = d + 0
+      if (n < 60) return n " s"
+      if (n < 3600) return int(n / 60) " min " sprintf("%02d", n % 60) " s"
+      return group(int(n / 3600) "") " h " sprintf("%02d", int((n % 3600) / 60)) " min"
+    }
+    { d = ($4 == "null") ? "null" : expand($4); print $1, $2, d, fmt($3, d) }'
+}
+
+# The cards must be complete: one per configuration the API returned, plus the four fixed ones.
+for k in spot:measured fallback:measured on-demand:measured on-demand:counterfactual \
+  $(jq -r '.configurations[] | .configuration + ":" + (.basis // "measured")' "$dir/summary1.json"); do
+  c=${k%%:*}; b=${k#*:}
+  grep -q "data-configuration=\"$c\" data-basis=\"$b\"" "$dir/dom.html" || fail "no card for $c ($b)"
+  grep -q "^$k	cost_per_successful_task	" "$dir/figures.tsv" || fail "card $c ($b) shows no cost_per_successful_task"
+done
+
+match=
+for s in 1 2; do
+  expected "$dir/summary$s.json" >"$dir/expected$s.tsv"
+  if cmp -s "$dir/figures.tsv" "$dir/expected$s.tsv"; then match=$s; break; fi
+done
+if [ -z "$match" ]; then
+  echo "card figures (card, field, data-value, text) differ from /api/v1/summary:" >&2
+  diff "$dir/expected1.tsv" "$dir/figures.tsv" | sed 's/^/  /' >&2 || true
+  fail "the cards do not show the summary's figures"
+fi
+nfig=$(wc -l <"$dir/figures.tsv" | tr -d ' ')
+note "cards: $nfig figures match /api/v1/summary exactly"
+cheap=$(grep -c 'data-cheapest="true"' "$dir/dom.html" || true)
+[ "$cheap" -ge 1 ] || [ "$(jq '[.configurations[] | select(.cost_per_successful_task != null)] | length' "$dir/summary$match.json")" = 0 ] ||
+  fail "no card is marked cheapest"
+
+paint=$(sed -n 's/.*<body[^>]*data-first-paint-ms="\([0-9]*\)".*/\1/p' "$dir/dom.html" | head -n 1)
+[ -n "$paint" ] || fail "<body> has no data-first-paint-ms"
+
+# 2. a task's attempts through #task=<uid>
+uid=$(api "tasks?window=$window&limit=1" | jq -r '.tasks[0].uid // empty')
+if [ -z "$uid" ]; then
+  [ "$with_sim" = 0 ] || fail "/api/v1/tasks returned no task"
+  note "no task in this window (no simulator): #task check not run"
+else
+  api "tasks/$(printf %s "$uid" | jq -sRr @uri)" >"$dir/task.json"
+  want=$(jq '.task.attempts | length' "$dir/task.json")
+  enc=$(printf %s "$uid" | jq -sRr @uri)
+  chrome "$dir/task.html" "$base/#${hash:+$hash&}task=$enc" --dump-dom
+  console_clean "$dir/task.html.log"
+  sect=$(grep -o '<section[^>]*id="task-detail"[^>]*>' "$dir/task.html" || true)
+  [ -n "$sect" ] || fail "no #task-detail section"
+  case "$sect" in *" hidden"*) fail "#task=$uid left the attempts hidden: $sect" ;; esac
+  case "$sect" in *"data-loaded=\"true\""*) ;; *) fail "attempts of $uid not loaded: $sect" ;; esac
+  # the section's data-task-uid holds the uid HTML-escaped; compare the jq-escaped form
+  esc=$(printf %s "$uid" | sed 's/&/\&amp;/g; s/"/\&quot;/g')
+  case "$sect" in *"data-task-uid=\"$esc\""*) ;; *) fail "#task-detail is not task $uid: $sect" ;; esac
+  got=$(sed -n '/id="attempts-body"/,/<\/tbody>/p' "$dir/task.html" | grep -o '<tr data-attempt-uid=' | wc -l | tr -d ' ')
+  [ "$got" = "$want" ] || fail "task $uid: $got attempt rows, the API lists $want"
+  for a in $(jq -r '.task.attempts[].uid' "$dir/task.json"); do
+    grep -q "data-attempt-uid=\"$a\"" "$dir/task.html" || fail "attempt $a of task $uid not shown"
+  done
+  note "task $uid: $got attempts shown through #task="
+fi
+
+# 3. screenshot
+mkdir -p "$out_dir"
+rm -f "$out_dir/dashboard-1280.png"
+chrome "$dir/shot.out" "$base/#$hash" --screenshot="$out_dir/dashboard-1280.png" --hide-scrollbars
+console_clean "$dir/shot.out.log"
+[ -s "$out_dir/dashboard-1280.png" ] || fail "no screenshot written: $(tail -n 3 "$dir/shot.out.log")"
+note "screenshot: $out_dir/dashboard-1280.png"
+
+# 4. load time
+b0=$(now_ms)
+chrome "$dir/blank.html" "about:blank" --dump-dom
+b1=$(now_ms)
+note "first meaningful paint (cards filled, page clock): ${paint} ms; headless load to DOM dump: $((t1 - t0)) ms wall (chromium start-up alone: $((b1 - b0)) ms)"
+echo "e2e_dashboard: ok"

@@ -1,0 +1,177 @@
+/* config: flags, environment twins, validation messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "service/config.h"
+
+static const char *fake_env[16][2];
+static int n_fake_env;
+
+static const char *fake_getenv(const char *name) {
+    for (int i = 0; i < n_fake_env; i++)
+        if (strcmp(fake_env[i][0], name) == 0)
+            return fake_env[i][1];
+    return NULL;
+}
+
+static int reset_env(void **state) {
+    (void)state;
+    n_fake_env = 0;
+    return 0;
+}
+
+static void setenv_fake(const char *k, const char *v) {
+    fake_env[n_fake_env][0] = k;
+    fake_env[n_fake_env][1] = v;
+    n_fake_env++;
+}
+
+static enum config_result parse(struct config *cfg, char *err, int argc, ...) {
+    char *argv[32];
+    va_list ap;
+    va_start(ap, argc);
+    argv[0] = (char *)"spotledger";
+    for (int i = 0; i < argc; i++)
+        argv[i + 1] = va_arg(ap, char *);
+    va_end(ap);
+    return config_parse(cfg, argc + 1, argv, fake_getenv, err, 256);
+}
+
+static void test_defaults(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    assert_int_equal(parse(&cfg, err, 0), CONFIG_OK);
+    assert_string_equal(cfg.listen_host, "127.0.0.1");
+    assert_int_equal(cfg.listen_port, 8080);
+    assert_string_equal(cfg.db, "./spotledger.db");
+    assert_string_equal(cfg.do_api_url, "https://api.digitalocean.com");
+    assert_string_equal(cfg.default_configuration, "fallback");
+    assert_int_equal(cfg.poll_interval, 60);
+    assert_true(cfg.kube_in_cluster);
+    assert_false(cfg.metrics_open);
+    config_release(&cfg);
+}
+
+static void test_flags_and_env(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    setenv_fake("SPOTLEDGER_DB", "/env/db");
+    setenv_fake("SPOTLEDGER_POLL_INTERVAL", "30");
+    setenv_fake("SPOTLEDGER_SPOT_POOL", "a,b");
+    setenv_fake("SPOTLEDGER_METRICS_OPEN", "true");
+    setenv_fake("DIGITALOCEAN_TOKEN", "secret");
+    assert_int_equal(parse(&cfg, err, 7, "--db", "/flag/db", "--spot-label", "k=v",
+                           "--on-demand-size=gpu-h100x1-80gb-spot=gpu-h100x1-80gb",
+                           "--kube-api-url", "https://127.0.0.1:6443"),
+                     CONFIG_OK);
+    assert_string_equal(cfg.db, "/flag/db"); /* flag wins */
+    assert_int_equal(cfg.poll_interval, 30); /* env fills the rest */
+    assert_int_equal(cfg.n_spot_pools, 2);
+    assert_string_equal(cfg.spot_pools[1], "b");
+    assert_int_equal(cfg.n_spot_labels, 1);
+    assert_string_equal(cfg.spot_labels[0].key, "k");
+    assert_string_equal(cfg.spot_labels[0].value, "v");
+    assert_string_equal(cfg.on_demand_sizes[0].key, "gpu-h100x1-80gb-spot");
+    assert_string_equal(cfg.on_demand_sizes[0].value, "gpu-h100x1-80gb");
+    assert_true(cfg.metrics_open);
+    assert_true(cfg.do_token_from_env);
+    assert_false(cfg.kube_in_cluster);
+    config_release(&cfg);
+}
+
+static void expect_bad(const char *want, int argc, const char *a, const char *b) {
+    struct config cfg;
+    char err[256];
+    enum config_result r = argc == 1 ? parse(&cfg, err, 1, a) : parse(&cfg, err, 2, a, b);
+    assert_int_equal(r, CONFIG_BAD);
+    if (!strstr(err, want))
+        fail_msg("error '%s' does not mention '%s'", err, want);
+    config_release(&cfg);
+}
+
+static void test_invalid(void **state) {
+    (void)state;
+    expect_bad("--poll-interval", 2, "--poll-interval", "0");
+    expect_bad("--poll-interval", 2, "--poll-interval", "12x");
+    expect_bad("--listen", 2, "--listen", "nohostport");
+    expect_bad("--listen", 2, "--listen", "127.0.0.1:99999");
+    expect_bad("--api-token-file", 2, "--listen", "0.0.0.0:8080");
+    expect_bad("--default-configuration", 2, "--default-configuration", "cheap");
+    expect_bad("--log-level", 2, "--log-level", "loud");
+    expect_bad("--do-api-url", 2, "--do-api-url", "ftp://x");
+    expect_bad("--spot-label", 2, "--spot-label", "novalue");
+    expect_bad("unknown flag '--frobnicate'", 1, "--frobnicate", NULL);
+    expect_bad("needs a value", 1, "--db", NULL);
+    expect_bad("takes no value", 1, "--metrics-open=1", NULL);
+    expect_bad("unexpected argument", 1, "stray", NULL);
+}
+
+static void test_env_invalid_names_variable(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    setenv_fake("SPOTLEDGER_POLL_INTERVAL", "soon");
+    assert_int_equal(parse(&cfg, err, 0), CONFIG_BAD);
+    assert_non_null(strstr(err, "SPOTLEDGER_POLL_INTERVAL"));
+    config_release(&cfg);
+}
+
+static void test_non_loopback_with_token(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    assert_int_equal(parse(&cfg, err, 4, "--listen", "0.0.0.0:8080", "--api-token-file", "/t"),
+                     CONFIG_OK);
+    assert_string_equal(cfg.listen_host, "0.0.0.0");
+    config_release(&cfg);
+    assert_int_equal(parse(&cfg, err, 2, "--listen", "[::1]:0"), CONFIG_OK);
+    assert_string_equal(cfg.listen_host, "::1");
+    assert_int_equal(cfg.listen_port, 0);
+    config_release(&cfg);
+    assert_true(config_host_is_loopback("127.1.2.3"));
+    assert_false(config_host_is_loopback("10.0.0.1"));
+    assert_false(config_host_is_loopback("127.evil.example.com"));
+}
+
+static void test_secret_read(void **state) {
+    (void)state;
+    char path[] = "/tmp/spotledger-secret-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "  tok-123\n", 10), 10);
+    close(fd);
+    char *s = NULL;
+    assert_int_equal(secret_read(path, &s), ERR_OK);
+    assert_string_equal(s, "tok-123");
+    free(s);
+    FILE *f = fopen(path, "w");
+    fputs(" \n", f);
+    fclose(f);
+    s = NULL;
+    assert_int_equal(secret_read(path, &s), ERR_INVAL);
+    assert_null(s);
+    unlink(path);
+    assert_int_equal(secret_read(path, &s), ERR_IO);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_defaults, reset_env),
+        cmocka_unit_test_setup(test_flags_and_env, reset_env),
+        cmocka_unit_test_setup(test_invalid, reset_env),
+        cmocka_unit_test_setup(test_env_invalid_names_variable, reset_env),
+        cmocka_unit_test_setup(test_non_loopback_with_token, reset_env),
+        cmocka_unit_test_setup(test_secret_read, reset_env),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

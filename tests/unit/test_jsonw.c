@@ -1,0 +1,83 @@
+/* jsonw: escaping, nesting, exact money. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "base/jsonw.h"
+
+static void test_nesting_and_values(void **state) {
+    (void)state;
+    struct buf b;
+    struct jsonw w;
+    buf_init(&b, 0);
+    jsonw_init(&w, &b);
+    jsonw_obj(&w);
+    jsonw_kstr(&w, "a", "x");
+    jsonw_key(&w, "list");
+    jsonw_arr(&w);
+    jsonw_int(&w, -3);
+    jsonw_bool(&w, true);
+    jsonw_null(&w);
+    jsonw_money(&w, 4800000);
+    jsonw_money(&w, 4213);
+    jsonw_fixed(&w, 1250, 2);
+    jsonw_fixed(&w, -5, 2);
+    jsonw_arr_end(&w);
+    jsonw_ktime(&w, "t", 1795964645);
+    jsonw_ktime(&w, "unknown", 0);
+    jsonw_key(&w, "empty");
+    jsonw_obj(&w);
+    jsonw_obj_end(&w);
+    jsonw_obj_end(&w);
+    assert_int_equal(w.rc, ERR_OK);
+    assert_string_equal(buf_str(&b),
+                        "{\"a\":\"x\",\"list\":[-3,true,null,4.8,0.004213,12.5,-0.05],"
+                        "\"t\":\"2026-11-29T15:04:05Z\",\"unknown\":null,\"empty\":{}}");
+    buf_release(&b);
+}
+
+static void test_escaping(void **state) {
+    (void)state;
+    struct buf b;
+    buf_init(&b, 0);
+    const char in[] = "q\"b\\n\n\x01\x7f\xc3\xa9\xff\xe2\x82";
+    assert_int_equal(jsonw_escape(&b, in, sizeof in - 1), ERR_OK);
+    assert_string_equal(
+        buf_str(&b),
+        "\"q\\\"b\\\\n\\n\\u0001\\u007f\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+    /* the result is valid JSON that json-c reads back */
+    json_object *o = json_tokener_parse(buf_str(&b));
+    assert_non_null(o);
+    assert_true(json_object_is_type(o, json_type_string));
+    json_object_put(o);
+    buf_release(&b);
+}
+
+static void test_cap_sticks(void **state) {
+    (void)state;
+    struct buf b;
+    struct jsonw w;
+    buf_init(&b, 16);
+    jsonw_init(&w, &b);
+    jsonw_arr(&w);
+    for (int i = 0; i < 100; i++)
+        jsonw_str(&w, "abcdef");
+    jsonw_arr_end(&w);
+    assert_int_equal(w.rc, ERR_TOOBIG);
+    assert_true(b.len <= 16);
+    buf_release(&b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nesting_and_values),
+        cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_cap_sticks),
+    };
+    return cmocka_run_group_tests_name("jsonw", tests, NULL, NULL);
+}

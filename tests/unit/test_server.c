@@ -1,0 +1,367 @@
+/* server + router + static files, driven over loopback with libcurl. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <curl/curl.h>
+
+#include "http/api.h"
+#include "service/app.h"
+#include "base/buf.h"
+#include "service/config.h"
+#include "base/log.h"
+#include "http/server.h"
+#include "http/static_files.h"
+#include "store/store.h"
+
+struct fx {
+    char dir[64];
+    char db[96];
+    char web[96];
+    struct config cfg;
+    struct app app;
+    struct store *writer;
+    struct server *srv;
+    uint16_t port;
+};
+
+static const char *no_env(const char *n) {
+    (void)n;
+    return NULL;
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state) {
+    struct fx *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/spotledger-srv-XXXXXX");
+    if (!mkdtemp(f->dir))
+        return -1;
+    snprintf(f->db, sizeof f->db, "%s/x.db", f->dir);
+    snprintf(f->web, sizeof f->web, "%s/web", f->dir);
+    mkdir(f->web, 0755);
+    char p[160];
+    snprintf(p, sizeof p, "%s/index.html", f->web);
+    write_file(p, "<!doctype html><title>spotledger</title>");
+    snprintf(p, sizeof p, "%s/app.js", f->web);
+    write_file(p, "console.log(1);");
+    snprintf(p, sizeof p, "%s/secret.txt", f->dir);
+    write_file(p, "outside the web root");
+    char link[160];
+    snprintf(link, sizeof link, "%s/escape.txt", f->web);
+    if (symlink(p, link) != 0)
+        return -1;
+    log_set_level(LOG_OFF);
+    char *argv[] = {(char *)"spotledger", (char *)"--web-dir", f->web};
+    char err[256];
+    if (config_parse(&f->cfg, 3, argv, no_env, err, sizeof err) != CONFIG_OK)
+        return -1;
+    f->app.cfg = &f->cfg;
+    if (store_open(f->db, STORE_WRITER, &f->writer, NULL) != ERR_OK)
+        return -1;
+    struct server_options so = {.host = "127.0.0.1",
+                                .port = 0,
+                                .db_path = f->db,
+                                .max_body = 1024,
+                                .threads = 2,
+                                .app = &f->app};
+    if (server_start(&so, &f->srv) != ERR_OK)
+        return -1;
+    f->port = server_port(f->srv);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct fx *f = *state;
+    server_stop(f->srv, 1000);
+    store_free(f->writer);
+    config_release(&f->cfg);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    if (system(cmd) != 0)
+        return -1;
+    free(f);
+    return 0;
+}
+
+struct reply {
+    long status;
+    struct buf body;
+    struct buf headers;
+};
+
+static size_t on_body(char *p, size_t sz, size_t n, void *ud) {
+    return buf_append(ud, p, sz * n) == ERR_OK ? sz * n : 0;
+}
+
+static void fetch(struct fx *f, const char *method, const char *path, const char *body,
+                  struct reply *r) {
+    char url[8300];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u%s", (unsigned)f->port, path);
+    buf_init(&r->body, 1 << 20);
+    buf_init(&r->headers, 1 << 20);
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 5000L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r->headers);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    assert_int_equal(curl_easy_perform(c), CURLE_OK);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_easy_cleanup(c);
+}
+
+static void reply_free(struct reply *r) {
+    buf_release(&r->body);
+    buf_release(&r->headers);
+}
+
+static void test_health(void **state) {
+    struct fx *f = *state;
+    struct reply r;
+    fetch(f, "GET", "/healthz", NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(buf_str(&r.body), "{\"status\":\"ok\"}\n");
+    assert_non_null(strstr(buf_str(&r.headers), "Content-Security-Policy: default-src 'self'"));
+    assert_non_null(strstr(buf_str(&r.headers), "X-Content-Type-Options: nosniff"));
+    assert_non_null(strstr(buf_str(&r.headers), "Referrer-Policy: no-referrer"));
+    reply_free(&r);
+    fetch(f, "GET", "/readyz", NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(buf_str(&r.body), "\"status\":\"ready\""));
+    reply_free(&r);
+}
+
+static void test_readyz_waits_for_sources(void **state) {
+    struct fx *f = *state;
+    struct reply r;
+    f->app.do_enabled = true;
+    fetch(f, "GET", "/readyz", NULL, &r);
+    assert_int_equal(r.status, 503);
+    assert_non_null(strstr(buf_str(&r.body), "no successful poll yet"));
+    reply_free(&r);
+    int64_t id;
+    int64_t now = (int64_t)time(NULL);
+    assert_int_equal(store_poll_begin(f->writer, "do", now, &id), ERR_OK);
+    assert_int_equal(store_poll_end(f->writer, id, now, now, NULL, 1, 1), ERR_OK);
+    fetch(f, "GET", "/readyz", NULL, &r);
+    assert_int_equal(r.status, 200);
+    reply_free(&r);
+    f->app.do_enabled = false;
+}
+
+static void test_errors(void **state) {
+    struct fx *f = *state;
+    struct reply r;
+    fetch(f, "GET", "/api/v1/nope", NULL, &r);
+    assert_int_equal(r.status, 404);
+    assert_non_null(strstr(buf_str(&r.body), "{\"error\":{\"code\":\"not_found\""));
+    reply_free(&r);
+    fetch(f, "DELETE", "/healthz", NULL, &r);
+    assert_int_equal(r.status, 405);
+    assert_non_null(strstr(buf_str(&r.headers), "Allow: GET, HEAD"));
+    reply_free(&r);
+    char big[2048];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    fetch(f, "POST", "/healthz", big, &r);
+    assert_int_equal(r.status, 413);
+    assert_non_null(strstr(buf_str(&r.body), "payload_too_large"));
+    reply_free(&r);
+    char path[8192] = "/healthz?x=";
+    memset(path + 11, 'a', 5000);
+    path[5011] = '\0';
+    fetch(f, "GET", path, NULL, &r);
+    assert_int_equal(r.status, 414);
+    assert_non_null(strstr(buf_str(&r.body), "uri_too_long"));
+    reply_free(&r);
+}
+
+static void test_static(void **state) {
+    struct fx *f = *state;
+    struct reply r;
+    fetch(f, "GET", "/", NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(buf_str(&r.body), "<title>spotledger</title>"));
+    assert_non_null(strstr(buf_str(&r.headers), "Content-Type: text/html; charset=utf-8"));
+    reply_free(&r);
+    fetch(f, "GET", "/app.js", NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(buf_str(&r.headers), "Content-Type: text/javascript"));
+    reply_free(&r);
+    const char *evil[] = {"/../secret.txt",
+                          "/%2e%2e/secret.txt",
+                          "/web/%2e%2e/%2e%2e/etc/passwd",
+                          "/../../etc/passwd",
+                          "/escape.txt",
+                          "/.hidden",
+                          "/a//b",
+                          "/..%2fsecret.txt",
+                          "/%5c..%5csecret.txt",
+                          "/nothing.html"};
+    for (size_t i = 0; i < sizeof evil / sizeof evil[0]; i++) {
+        fetch(f, "GET", evil[i], NULL, &r);
+        if (r.status != 400 && r.status != 404)
+            fail_msg("%s answered %ld", evil[i], r.status);
+        assert_null(strstr(buf_str(&r.body), "outside the web root"));
+        assert_null(strstr(buf_str(&r.body), "root:"));
+        reply_free(&r);
+    }
+}
+
+static void test_safe_paths(void **state) {
+    (void)state;
+    assert_true(static_path_is_safe("index.html"));
+    assert_true(static_path_is_safe("css/app.css"));
+    assert_false(static_path_is_safe(""));
+    assert_false(static_path_is_safe(".."));
+    assert_false(static_path_is_safe("a/../b"));
+    assert_false(static_path_is_safe("a/./b"));
+    assert_false(static_path_is_safe("a//b"));
+    assert_false(static_path_is_safe("a\\b"));
+    assert_false(static_path_is_safe(".git/config"));
+    assert_string_equal(static_mime_type("x.css"), "text/css; charset=utf-8");
+    assert_string_equal(static_mime_type("x"), "application/octet-stream");
+}
+
+/* A NUL byte (%00) in the path or a query value used to be cut off by the C
+ * strings libmicrohttpd hands over: /index.html%00.js served index.html and
+ * window=7d%00junk read as window=7d. Now the raw URI is checked: 400. */
+static void test_nul_in_url(void **state) {
+    struct fx *f = *state;
+    static const char *const paths[] = {"/index.html%00.js",
+                                        "/%00",
+                                        "/healthz?x=%00",
+                                        "/api/v1/summary?window=7d%00junk",
+                                        "/api/v1/summary?experiment=a%00b",
+                                        "/app.js%2500",
+                                        "/api/v1/summary?x%00y=1"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct reply r;
+        fetch(f, "GET", paths[i], NULL, &r);
+        long want = strstr(paths[i], "%25") ? 404 : 400;
+        if (r.status != want)
+            fail_msg("%s: HTTP %ld, want %ld", paths[i], r.status, want);
+        assert_non_null(strstr(buf_str(&r.body), "\"error\":{\"code\":"));
+        reply_free(&r);
+    }
+}
+
+/* POST /api/v1/poll took any parameter (POST /api/v1/poll?x=1 -> 202); routes
+ * refuse unknown parameters, so a typo is never silently ignored. */
+static void test_poll_params(void **state) {
+    struct fx *f = *state;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    request_add_param(&req, "x", "1");
+    api_poll_now(&req, &resp);
+    assert_int_equal(resp.status, 400);
+    assert_non_null(strstr(buf_str(&resp.body), "unknown parameter 'x'"));
+    response_release(&resp);
+    request_release(&req);
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    api_poll_now(&req, &resp);
+    assert_int_equal(resp.status, 202);
+    response_release(&resp);
+    request_release(&req);
+}
+
+/* POST /api/v1/exports?week=... judged "over" by the wall clock when no poll had
+ * succeeded yet (api_now's fallback): a restarted service wrote the week's files
+ * from an empty view (every figure 0) and recorded them, so the exporter never
+ * rewrote them (found by e2e_crash). A re-export needs the source clock: 409. */
+static void test_export_needs_source_clock(void **state) {
+    struct fx *f = *state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/exports", f->dir);
+    mkdir(dir, 0755);
+    f->cfg.export_dir = strdup(dir);
+    /* a fresh database: no poll has succeeded yet */
+    char db[160];
+    snprintf(db, sizeof db, "%s/fresh.db", f->dir);
+    struct store *wr = NULL, *rd = NULL;
+    assert_int_equal(store_open(db, STORE_WRITER, &wr, NULL), ERR_OK);
+    assert_int_equal(store_open(db, STORE_READER, &rd, NULL), ERR_OK);
+    f->app.writer = wr;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    req.db = rd;
+    req.now = 1795000000; /* 2026-11-19: the wall clock says week 46 is over */
+    request_add_param(&req, "week", "2026-W46");
+    api_export_run(&req, &resp);
+    assert_int_equal(resp.status, 409);
+    assert_non_null(strstr(buf_str(&resp.body), "no_source_time"));
+    char path[192];
+    snprintf(path, sizeof path, "%s/spotledger-2026-W46-summary.csv", dir);
+    assert_int_equal(access(path, F_OK), -1);
+    response_release(&resp);
+    request_release(&req);
+    store_free(rd);
+    store_free(wr);
+    f->app.writer = NULL;
+    free(f->cfg.export_dir);
+    f->cfg.export_dir = NULL;
+}
+
+/* GET /api/v1/reconciliation?period=2026-11&period=2026-10 answered for the first
+ * period; a repeated parameter is refused, as on every other route. */
+static void test_reconciliation_repeated_period(void **state) {
+    struct fx *f = *state;
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.app = &f->app;
+    request_add_param(&req, "period", "2026-11");
+    request_add_param(&req, "period", "2026-10");
+    api_reconciliation(&req, &resp);
+    assert_int_equal(resp.status, 400);
+    assert_non_null(strstr(buf_str(&resp.body), "more than once"));
+    response_release(&resp);
+    request_release(&req);
+}
+
+int main(void) {
+    curl_global_init(CURL_GLOBAL_ALL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_health),
+        cmocka_unit_test(test_readyz_waits_for_sources),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_static),
+        cmocka_unit_test(test_safe_paths),
+        cmocka_unit_test(test_nul_in_url),
+        cmocka_unit_test(test_poll_params),
+        cmocka_unit_test(test_export_needs_source_clock),
+        cmocka_unit_test(test_reconciliation_repeated_period),
+    };
+    int rc = cmocka_run_group_tests_name("server", tests, setup, teardown);
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,369 @@
+/* test_sim — spotsim without HTTP: scenario parsing (good and bad files), the
+ * engine's determinism, a reclaim's facts in the world, DigitalOcean's billing
+ * rule, and the ground truth (raw sections agree with the cost engine's). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "sim/sim_billing.h"
+#include "sim/sim_rng.h"
+#include "sim/sim_scenario.h"
+#include "sim/sim_truth.h"
+#include "sim/sim_world.h"
+#include "base/timeutil.h"
+
+#define SMALL "tests/fixtures/sim/small.json"
+
+static struct sim_scenario *load_small(void) {
+    struct sim_scenario *sc = NULL;
+    char err[256];
+    assert_int_equal(sim_scenario_load(SMALL, &sc, err, sizeof err), ERR_OK);
+    return sc;
+}
+
+static char *truth_of(const struct sim_scenario *sc, uint64_t seed, int64_t horizon) {
+    struct sim_world *w = sim_world_build(sc, seed, horizon);
+    struct buf b;
+    buf_init(&b, 0);
+    assert_int_equal(sim_truth_render(w, &b), ERR_OK);
+    sim_world_free(w);
+    return buf_detach(&b, NULL);
+}
+
+/* --- scenario --- */
+
+static void test_scenario_good(void **state) {
+    (void)state;
+    struct sim_scenario *sc = load_small();
+    int64_t start;
+    assert_int_equal(timeutil_parse_rfc3339("2026-11-09T00:00:00Z", 20, &start), ERR_OK);
+    assert_int_equal(sc->start, start);
+    assert_int_equal(sc->duration, 12 * 3600);
+    assert_int_equal(sc->npools, 4);
+    assert_string_equal(sc->pools[0].name, "gpu-spot");
+    assert_int_equal(sc->pools[0].role, SIM_ROLE_SPOT);
+    assert_int_equal(sc->pools[0].ntaints, 1);
+    assert_false(sc->pools[0].auto_scale);
+    assert_int_equal(sc->pools[0].min_nodes, 2); /* fixed pools: min = max = count */
+    assert_true(sc->pools[1].auto_scale);
+    assert_int_equal(sc->pools[1].max_nodes, 2);
+    assert_int_equal(sc->sizes[1].price_hourly, 1353600);
+    /* default placement of a fallback workload: spot pools, then fallback pools */
+    const struct sim_workload *fb = &sc->workloads[0];
+    assert_int_equal(fb->configuration, SIM_CFG_FALLBACK);
+    assert_int_equal(fb->npools, 2);
+    assert_int_equal(fb->pools[0], 0);
+    assert_int_equal(fb->pools[1], 1);
+    assert_int_equal(fb->failure_ppm, 100000);
+    assert_int_equal(fb->checkpoint_interval, 600);
+    assert_int_equal(sc->workloads[2].completions, 3);
+    assert_true(sc->workloads[2].indexed);
+    assert_true(sc->workloads[2].pod_failure_policy);
+    assert_int_equal(sc->nreclaims, 1);
+    assert_int_equal(sc->reclaims[0].at, start + 7200);
+    sim_scenario_free(sc);
+}
+
+static void expect_bad(const char *json, const char *needle) {
+    struct sim_scenario *sc = NULL;
+    char err[256] = "";
+    enum err rc = sim_scenario_parse(json, strlen(json), &sc, err, sizeof err);
+    assert_true(rc == ERR_INVAL || rc == ERR_PARSE);
+    assert_null(sc);
+    if (!strstr(err, needle))
+        fail_msg("error '%s' does not mention '%s'", err, needle);
+}
+
+#define BASE_SIZES "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":\"1.8\",\"gpus\":1,\"vcpus\":8}]"
+#define BASE_POOLS "\"pools\":[{\"name\":\"s\",\"size\":\"g1\",\"role\":\"spot\",\"count\":1}]"
+#define BASE_WL                                                                                    \
+    "\"workloads\":[{\"name\":\"w\",\"configuration\":\"spot\",\"count\":1,"                       \
+    "\"duration\":{\"dist\":\"fixed\",\"value\":60}}]"
+
+static void test_scenario_bad(void **state) {
+    (void)state;
+    expect_bad("{not json", "not valid JSON");
+    expect_bad("[]", "expected a JSON object");
+    expect_bad("{\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS "," BASE_WL "}", "start");
+    expect_bad("{\"start\":\"yesterday\",\"duration\":\"1d\"}", "scenario.start");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1x\"}", "duration");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\","
+               "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":1.8}]}",
+               "sizes[0]");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES ","
+               "\"pools\":[{\"name\":\"s\",\"size\":\"nope\",\"role\":\"spot\"}]}",
+               "not in sizes");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES ","
+               "\"pools\":[{\"name\":\"s\",\"size\":\"g1\",\"role\":\"cheap\"}]}",
+               "role");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS
+               ",\"workloads\":[{\"name\":\"w\",\"configuration\":\"spot\","
+               "\"count\":1,\"gpus\":4,\"duration\":{\"dist\":\"fixed\",\"value\":60}}]}",
+               "does not fit");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS
+               ",\"workloads\":[{\"name\":\"w\",\"configuration\":\"on-demand\","
+               "\"count\":1,\"duration\":{\"dist\":\"fixed\",\"value\":60}}]}",
+               "no pool can run");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS
+               "," BASE_WL ",\"reclaims\":[{\"pool\":\"x\",\"after\":\"1h\"}]}",
+               "reclaims[0].pool");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS
+               ",\"workloads\":[{\"name\":\"w\",\"configuration\":\"spot\","
+               "\"count\":1,\"mean_interarrival\":\"1h\","
+               "\"duration\":{\"dist\":\"fixed\",\"value\":60}}]}",
+               "exactly one of count");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS
+               ",\"workloads\":[{\"name\":\"w\",\"configuration\":\"spot\","
+               "\"count\":1,\"failure_rate\":1.5,"
+               "\"duration\":{\"dist\":\"fixed\",\"value\":60}}]}",
+               "probability");
+    /* the minimal valid file parses */
+    const char *ok = "{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES
+                     "," BASE_POOLS "," BASE_WL "}";
+    struct sim_scenario *sc = NULL;
+    char err[256];
+    assert_int_equal(sim_scenario_parse(ok, strlen(ok), &sc, err, sizeof err), ERR_OK);
+    sim_scenario_free(sc);
+}
+
+static void test_parse_duration(void **state) {
+    (void)state;
+    int64_t v;
+    assert_int_equal(sim_parse_duration("90", &v), ERR_OK);
+    assert_int_equal(v, 90);
+    assert_int_equal(sim_parse_duration("1h30m", &v), ERR_OK);
+    assert_int_equal(v, 5400);
+    assert_int_equal(sim_parse_duration("7d", &v), ERR_OK);
+    assert_int_equal(v, 604800);
+    assert_int_equal(sim_parse_duration("", &v), ERR_PARSE);
+    assert_int_equal(sim_parse_duration("5w", &v), ERR_PARSE);
+    assert_int_equal(sim_parse_duration("-5", &v), ERR_PARSE);
+}
+
+/* --- the PRNG is ours and stable --- */
+
+static void test_rng(void **state) {
+    (void)state;
+    struct sim_rng a, b;
+    sim_rng_seed(&a, 42);
+    sim_rng_seed(&b, 42);
+    for (int i = 0; i < 100; i++)
+        assert_true(sim_rng_next(&a) == sim_rng_next(&b));
+    sim_rng_seed(&a, 1);
+    int64_t hits = 0;
+    for (int i = 0; i < 100000; i++)
+        hits += sim_rng_chance_ppm(&a, 250000);
+    assert_in_range(hits, 24000, 26000);
+    for (int i = 0; i < 1000; i++)
+        assert_in_range(sim_rng_range(&a, 3, 7), 3, 7);
+    char u[37];
+    sim_rng_uuid(&a, u);
+    assert_int_equal(strlen(u), 36);
+    assert_int_equal(u[14], '4');
+}
+
+/* --- determinism --- */
+
+static void test_determinism(void **state) {
+    (void)state;
+    struct sim_scenario *sc = load_small();
+    int64_t h = sc->start + sc->duration;
+    char *t1 = truth_of(sc, 7, h), *t2 = truth_of(sc, 7, h), *t3 = truth_of(sc, 8, h);
+    assert_string_equal(t1, t2);
+    assert_true(strcmp(t1, t3) != 0);
+    /* the change log too, entry by entry */
+    struct sim_world *a = sim_world_build(sc, 7, h), *b = sim_world_build(sc, 7, h);
+    assert_int_equal(a->nlog, b->nlog);
+    assert_memory_equal(a->log, b->log, sizeof *a->log * (size_t)a->nlog);
+    for (int i = 1; i < a->nlog; i++) {
+        assert_true(a->log[i].seq > a->log[i - 1].seq);
+        assert_true(a->log[i].t >= a->log[i - 1].t);
+    }
+    sim_world_free(a);
+    sim_world_free(b);
+    free(t1);
+    free(t2);
+    free(t3);
+    sim_scenario_free(sc);
+}
+
+/* --- a reclaim in the world: cordon, DisruptionTarget, nodes gone, pods collected --- */
+
+static void test_reclaim_facts(void **state) {
+    (void)state;
+    struct sim_scenario *sc = load_small();
+    struct sim_world *w = sim_world_build(sc, 1, sc->start + sc->duration);
+    int64_t r = sc->reclaims[0].at;
+    assert_int_equal(w->nreclaims, 1);
+    const struct sim_reclaim *rc = &w->reclaims[0];
+    assert_int_equal(rc->signal_t, r);
+    assert_int_equal(rc->gone_t, r + sc->reclaim_notice + sc->node_delete_seconds);
+    const struct sim_pool *pool = &w->pools[rc->pool];
+    assert_string_equal(pool->name, "gpu-spot");
+    assert_int_equal(pool->gone_t, rc->gone_t);
+    int spot_nodes = 0;
+    for (int i = 0; i < w->nnodes; i++) {
+        const struct sim_node *n = &w->nodes[i];
+        if (n->pool != rc->pool)
+            continue;
+        spot_nodes++;
+        assert_int_equal(n->cordon_t, r);
+        assert_int_equal(n->notready_t, r + sc->reclaim_notice);
+        assert_int_equal(n->deleted_t, rc->gone_t);
+        assert_true(n->cordon_seq < n->notready_seq && n->notready_seq < n->deleted_seq);
+    }
+    assert_int_equal(spot_nodes, 2);
+    int interrupted = 0;
+    for (int i = 0; i < w->npods; i++) {
+        const struct sim_pod *p = &w->pods[i];
+        if (!p->interrupted)
+            continue;
+        interrupted++;
+        assert_int_equal(w->nodes[p->node].pool, rc->pool);
+        assert_int_equal(p->disrupt_t, r + sc->reclaim_drain_after);
+        assert_string_equal(p->disrupt_reason, "EvictionByEvictionAPI");
+        /* deleted (kubelet or PodGC) soon after; deletionTimestamp == deletion time */
+        assert_true(p->deleted_t != SIM_NEVER);
+        assert_true(p->deleted_t <= rc->gone_t + sc->pod_gc_seconds);
+        assert_true(p->delreq_seq <= p->deleted_seq);
+        assert_true(p->sched_t < r);
+    }
+    assert_int_equal(interrupted, rc->interrupted);
+    assert_true(interrupted > 0);
+    assert_true(rc->resumed_t > r && rc->resumed_t != SIM_NEVER);
+    sim_world_free(w);
+    sim_scenario_free(sc);
+}
+
+/* --- billing: per second from Ready, 60 s minimum, 672 h per month --- */
+
+struct mini {
+    struct sim_scenario sc;
+    struct sim_world w;
+    struct sim_pool pool;
+    struct sim_node node;
+};
+
+static void mini_init(struct mini *m, int64_t ready, int64_t deleted) {
+    memset(m, 0, sizeof *m);
+    m->sc.sizes[0].price_hourly = 1800000; /* $1.80/h = 500 µ$/s */
+    m->sc.nsizes = 1;
+    m->sc.npools = 1;
+    m->w.sc = &m->sc;
+    m->w.pools = &m->pool;
+    m->w.npools = 1;
+    m->w.nodes = &m->node;
+    m->w.nnodes = 1;
+    m->node.ready_t = ready;
+    m->node.deleted_t = deleted;
+}
+
+static void test_billing_rule(void **state) {
+    (void)state;
+    int64_t nov1;
+    assert_int_equal(timeutil_parse_rfc3339("2026-11-01T00:00:00Z", 20, &nov1), ERR_OK);
+    struct mini m;
+    struct sim_bill_item it[SIM_BILL_MAX_MONTHS];
+    /* 7200 s: 7200 x 500 µ$ */
+    mini_init(&m, nov1 + 100, nov1 + 7300);
+    assert_int_equal(sim_billing_node(&m.w, 0, nov1 + 86400, it, SIM_BILL_MAX_MONTHS), 1);
+    assert_int_equal(it[0].seconds, 7200);
+    assert_int_equal(it[0].amount, 3600000);
+    /* 30 s of life: billed 60 s */
+    mini_init(&m, nov1, nov1 + 30);
+    assert_int_equal(sim_billing_node(&m.w, 0, nov1 + 86400, it, SIM_BILL_MAX_MONTHS), 1);
+    assert_int_equal(it[0].seconds, 60);
+    assert_int_equal(it[0].amount, 30000);
+    /* still alive: billed up to now */
+    mini_init(&m, nov1, SIM_NEVER);
+    assert_int_equal(sim_billing_node(&m.w, 0, nov1 + 1000, it, SIM_BILL_MAX_MONTHS), 1);
+    assert_int_equal(it[0].seconds, 1000);
+    /* never Ready: nothing */
+    mini_init(&m, SIM_NEVER, nov1 + 1000);
+    assert_int_equal(sim_billing_node(&m.w, 0, nov1 + 86400, it, SIM_BILL_MAX_MONTHS), 0);
+    /* a whole month (720 h in November) is capped at 672 h; December starts anew */
+    int64_t dec1 = timeutil_next_month_start(nov1);
+    mini_init(&m, nov1, dec1 + 3600);
+    assert_int_equal(sim_billing_node(&m.w, 0, dec1 + 86400, it, SIM_BILL_MAX_MONTHS), 2);
+    assert_int_equal(it[0].seconds, 672 * 3600);
+    assert_int_equal(it[0].amount, 672LL * 1800000);
+    assert_int_equal(it[1].month, dec1);
+    assert_int_equal(it[1].seconds, 3600);
+    assert_int_equal(it[1].amount, 1800000);
+}
+
+/* --- truth: nodes billed == cost engine node totals; totals consistent --- */
+
+static void test_truth_matches_cost_engine(void **state) {
+    (void)state;
+    struct sim_scenario *sc = load_small();
+    char *t = truth_of(sc, 3, sc->start + sc->duration);
+    json_object *root = json_tokener_parse(t);
+    assert_non_null(root);
+    json_object *nodes, *cost, *cnodes, *summary, *v;
+    assert_true(json_object_object_get_ex(root, "nodes", &nodes));
+    assert_true(json_object_object_get_ex(root, "cost", &cost));
+    assert_true(json_object_object_get_ex(cost, "nodes", &cnodes));
+    assert_true(json_object_object_get_ex(cost, "summary", &summary));
+    size_t n = json_object_array_length(nodes);
+    assert_true(n >= 4);
+    size_t matched = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *a = json_object_array_get_idx(nodes, i), *name, *billed;
+        json_object_object_get_ex(a, "name", &name);
+        json_object_object_get_ex(a, "billed", &billed);
+        for (size_t k = 0; k < json_object_array_length(cnodes); k++) {
+            json_object *b = json_object_array_get_idx(cnodes, k), *bn, *bc;
+            json_object_object_get_ex(b, "name", &bn);
+            json_object_object_get_ex(b, "cost", &bc);
+            if (strcmp(json_object_get_string(name), json_object_get_string(bn)) == 0) {
+                /* both printed exactly from micro-dollars */
+                assert_string_equal(json_object_to_json_string(billed),
+                                    json_object_to_json_string(bc));
+                matched++;
+            }
+        }
+    }
+    assert_int_equal(matched, n);
+    assert_true(json_object_object_get_ex(root, "billed_total", &v));
+    json_object *total;
+    assert_true(json_object_object_get_ex(summary, "nodes_total_cost", &total));
+    assert_string_equal(json_object_to_json_string(v), json_object_to_json_string(total));
+    /* successes per configuration agree between the raw totals and the engine */
+    json_object *cfgs, *scfgs;
+    json_object_object_get_ex(root, "configurations", &cfgs);
+    json_object_object_get_ex(summary, "configurations", &scfgs);
+    for (size_t i = 0; i < json_object_array_length(cfgs); i++) {
+        json_object *a = json_object_array_get_idx(cfgs, i),
+                    *b = json_object_array_get_idx(scfgs, i);
+        json_object *x, *y;
+        json_object_object_get_ex(a, "succeeded", &x);
+        json_object_object_get_ex(b, "tasks_succeeded", &y);
+        assert_int_equal(json_object_get_int(x), json_object_get_int(y));
+        json_object_object_get_ex(a, "interruptions", &x);
+        json_object_object_get_ex(b, "interruptions", &y);
+        assert_int_equal(json_object_get_int(x), json_object_get_int(y));
+    }
+    json_object_put(root);
+    free(t);
+    sim_scenario_free(sc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scenario_good),  cmocka_unit_test(test_scenario_bad),
+        cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_rng),
+        cmocka_unit_test(test_determinism),    cmocka_unit_test(test_reclaim_facts),
+        cmocka_unit_test(test_billing_rule),   cmocka_unit_test(test_truth_matches_cost_engine),
+    };
+    return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
+}

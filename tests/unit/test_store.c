@@ -1,0 +1,154 @@
+/* store: migrations on an empty and an already-migrated database, readers,
+ * transactions, poll runs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "base/log.h"
+#include "store/store.h"
+#include "store/store_internal.h"
+
+struct fx {
+    char path[64];
+};
+
+static int setup(void **state) {
+    struct fx *f = calloc(1, sizeof *f);
+    snprintf(f->path, sizeof f->path, "/tmp/spotledger-store-XXXXXX");
+    int fd = mkstemp(f->path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(f->path); /* start from no file at all */
+    log_set_level(LOG_OFF);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct fx *f = *state;
+    char p[80];
+    unlink(f->path);
+    snprintf(p, sizeof p, "%s-wal", f->path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", f->path);
+    unlink(p);
+    free(f);
+    return 0;
+}
+
+static void test_migrate_empty_then_again(void **state) {
+    struct fx *f = *state;
+    struct store *s = NULL;
+    int migrated = -1, v = -1;
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, &migrated), ERR_OK);
+    assert_true(migrated >= 1);
+    assert_int_equal(store_schema_version(s, &v), ERR_OK);
+    assert_int_equal(v, store_latest_version());
+    store_free(s);
+    /* second start migrates nothing */
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, &migrated), ERR_OK);
+    assert_int_equal(migrated, 0);
+    bool ok = false;
+    assert_int_equal(store_integrity_ok(s, &ok), ERR_OK);
+    assert_true(ok);
+    /* WAL is on */
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(store_db(s), "PRAGMA journal_mode", -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    store_free(s);
+}
+
+static void test_newer_schema_refused(void **state) {
+    struct fx *f = *state;
+    struct store *s = NULL;
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
+    assert_int_equal(sqlite3_exec(store_db(s), "PRAGMA user_version = 9999", NULL, NULL, NULL),
+                     SQLITE_OK);
+    store_free(s);
+    s = NULL;
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_DB);
+    assert_null(s);
+}
+
+static void test_reader_is_read_only(void **state) {
+    struct fx *f = *state;
+    struct store *w = NULL, *r = NULL;
+    assert_int_equal(store_open(f->path, STORE_READER, &r, NULL), ERR_DB); /* no file yet */
+    assert_int_equal(store_open(f->path, STORE_WRITER, &w, NULL), ERR_OK);
+    assert_int_equal(store_open(f->path, STORE_READER, &r, NULL), ERR_OK);
+    assert_int_not_equal(sqlite3_exec(store_db(r), "INSERT INTO watch_state(resource) VALUES ('x')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+    store_free(r);
+    store_free(w);
+}
+
+static void test_poll_runs_and_rollback(void **state) {
+    struct fx *f = *state;
+    struct store *s = NULL;
+    struct store_poll p;
+    int64_t id = 0;
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
+    assert_int_equal(store_poll_last(s, "do", false, &p), ERR_NOTFOUND);
+    assert_int_equal(store_poll_begin(s, "do", 1000, &id), ERR_OK);
+    assert_int_equal(store_poll_last(s, "do", false, &p), ERR_NOTFOUND); /* still running */
+    assert_int_equal(store_poll_end(s, id, 1005, 2000, NULL, 3, 40), ERR_OK);
+    assert_int_equal(store_poll_begin(s, "do", 1100, &id), ERR_OK);
+    assert_int_equal(store_poll_end(s, id, 1101, 0, "http error: 500", 4, 0), ERR_OK);
+    assert_int_equal(store_poll_last(s, "do", false, &p), ERR_OK);
+    assert_string_equal(p.status, "error");
+    assert_string_equal(p.error, "http error: 500");
+    assert_int_equal(store_poll_last(s, "do", true, &p), ERR_OK);
+    assert_string_equal(p.status, "ok");
+    assert_int_equal(p.finished_at, 1005);
+    assert_int_equal(p.source_time, 2000);
+    assert_int_equal(p.items, 40);
+    /* a rolled-back transaction leaves nothing */
+    assert_int_equal(store_begin(s), ERR_OK);
+    assert_int_equal(store_poll_begin(s, "k8s", 5, &id), ERR_OK);
+    store_rollback(s);
+    assert_int_equal(store_poll_begin(s, "k8s", 6, &id), ERR_OK);
+    assert_int_equal(store_poll_end(s, id, 7, 0, NULL, 1, 1), ERR_OK);
+    assert_int_equal(store_poll_last(s, "k8s", false, &p), ERR_OK);
+    assert_int_equal(p.started_at, 6);
+    store_rollback(s); /* harmless outside a transaction */
+    store_free(s);
+}
+
+static void test_busy_writer(void **state) {
+    struct fx *f = *state;
+    struct store *a = NULL, *b = NULL;
+    assert_int_equal(store_open(f->path, STORE_WRITER, &a, NULL), ERR_OK);
+    assert_int_equal(store_open(f->path, STORE_WRITER, &b, NULL), ERR_OK);
+    sqlite3_busy_timeout(store_db(b), 50);
+    assert_int_equal(store_begin(a), ERR_OK);
+    assert_int_equal(store_begin(b), ERR_BUSY);
+    assert_int_equal(store_commit(a), ERR_OK);
+    assert_int_equal(store_begin(b), ERR_OK);
+    assert_int_equal(store_commit(b), ERR_OK);
+    store_free(b);
+    store_free(a);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_migrate_empty_then_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reader_is_read_only, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poll_runs_and_rollback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_busy_writer, setup, teardown),
+    };
+    return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
