@@ -76,8 +76,8 @@ deps:
 	  echo "deps: installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$SUDO apt-get install -y -q --no-install-recommends $$missing >/dev/null 2>&1 || \
-	  { $$SUDO apt-get update -q >/dev/null && $$SUDO apt-get install -y -q --no-install-recommends $$missing; } || \
+	  $$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $$missing >/dev/null 2>&1 || \
+	  { $$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null && $$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $$missing; } || \
 	  { echo "deps: could not install:$$missing" >&2; exit 1; }; \
 	fi
 
