@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bad input against the running service: every route of src/router.c with malformed
+# Bad input against the running service: every route of src/http/router.c with malformed
 # parameters (bad windows, unknown and repeated parameters, huge values, SQL
 # metacharacters, invalid UTF-8 percent-encoded, empty values), oversized URLs,
 # headers, tokens and bodies, path traversal, and methods not allowed. Each must

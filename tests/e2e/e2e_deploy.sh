@@ -185,9 +185,9 @@ check "volumes: PVC spotledger-data (do-block-storage) at /var/lib/spotledger, t
     and (.spec.template.spec.containers[] | select(.name == "spotledger") | .volumeMounts | map({(.name): .}) | add
          | .data.mountPath == "/var/lib/spotledger" and .["do-token"].readOnly and .["api-tokens"].readOnly
            and .["do-token"].mountPath == "/etc/spotledger/do" and .["api-tokens"].mountPath == "/etc/spotledger/api")' "$tmp/dep.json"
-check "every flag in args is one spotledger knows (src/config.c)" sh -c '
+check "every flag in args is one spotledger knows (src/service/config.c)" sh -c '
   jq -r ".spec.template.spec.containers[] | select(.name == \"spotledger\") | .args[]" "$1" | sed "s/=.*//; s/^--//" |
-  while read -r f; do grep -q "{\"$f\"," "$2/src/config.c" || { echo "unknown flag --$f"; exit 1; }; done' sh "$tmp/dep.json" "$root"
+  while read -r f; do grep -q "{\"$f\"," "$2/src/service/config.c" || { echo "unknown flag --$f"; exit 1; }; done' sh "$tmp/dep.json" "$root"
 check "Service is a ClusterIP on port http" \
   jq -e '[.[] | select(.kind == "Service")][0].spec | .type == "ClusterIP" and .ports[0].targetPort == "http"' "$tmp/base.json"
 check "README explains one replica and no PodDisruptionBudget" \
