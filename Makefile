@@ -126,13 +126,13 @@ run: all
 	@sh deploy/demo/run.sh
 
 # --- tests ------------------------------------------------------------------
-# Every test binary, then the end-to-end scripts, all under ASan+UBSan.
+# Builds the ASan+UBSan binaries and the fuzz harnesses, then tests/run_tests.sh runs
+# every part (format check, fuzz smoke, unit binaries, end-to-end scripts) and ends
+# with one line "N passed, N failed, N skipped".
 test: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
-	@$(MAKE) --no-print-directory format-check
-	@echo "fuzz-smoke: every libFuzzer harness for $(FUZZ_SMOKE_SECONDS) s (tests/fuzz/run_fuzz.sh)"
-	@$(MAKE) --no-print-directory fuzz-smoke
-	@sh tests/run_tests.sh build/san
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
+	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) MAKE="$(MAKE)" sh tests/run_tests.sh build/san
 
 check: test
 

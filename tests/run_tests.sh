@@ -1,9 +1,18 @@
 #!/bin/sh
-# Runs every unit test binary, then every end-to-end script (tests/e2e/e2e_*.sh),
-# and prints one summary. Usage: tests/run_tests.sh BUILD_DIR (build/san in make test).
-# Each test is bounded in time (timeout), so a hung test fails instead of hanging CI.
+# Runs every part of the suite and ends with ONE line over all of them:
+#   N passed, N failed, N skipped
+# Parts, in order (TEST_PARTS selects, default all): format (make format-check),
+# fuzz (tests/fuzz/run_fuzz.sh FUZZ_SMOKE_SECONDS: the smoke run of every harness
+# already built in build/fuzz), unit (every binary BUILD_DIR/tests/test_*), e2e
+# (every tests/e2e/e2e_*.sh).
+# Counting: each format check, fuzz run, unit binary and e2e script is one suite
+# and counts as passed or failed; every line a suite prints that begins with
+# "SKIP: " (a part it could not run, e.g. ../shared/fixtures missing) counts as
+# one skipped. Each suite is bounded in time (timeout), so a hung test fails
+# instead of hanging CI. Usage: tests/run_tests.sh BUILD_DIR (build/san in make test).
 set -u
 build=${1:-build/san}
+parts=${TEST_PARTS:-format fuzz unit e2e}
 root=$(cd "$(dirname "$0")/.." && pwd)
 export SPOTLEDGER_BIN="$root/$build/spotledger" SPOTSIM_BIN="$root/$build/spotsim"
 export SPOTLEDGER_ROOT="$root"
@@ -11,24 +20,52 @@ export SHARED_FIXTURES="${SHARED_FIXTURES:-$root/../shared/fixtures}"
 export CMOCKA_MESSAGE_OUTPUT=stdout
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-pass=0; fail=0; failed=""
-for t in "$root/$build"/tests/test_*; do
-  [ -x "$t" ] || continue
-  case "$t" in *.o|*.d) continue;; esac
-  name=$(basename "$t")
-  if (cd "$root" && timeout 300 "$t"); then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $name"; fi
-done
-for s in "$root"/tests/e2e/e2e_*.sh; do
-  [ -f "$s" ] || continue
-  name=$(basename "$s")
-  echo "[ RUN      ] $name"
-  if (cd "$root" && timeout 900 sh "$s"); then
-    echo "[       OK ] $name"; pass=$((pass + 1))
+pass=0; fail=0; skip=0; failed=""; skipped=""
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/spotledger-tests-XXXXXX") || exit 1
+trap 'rm -rf "$logdir"' EXIT INT TERM
+
+# suite NAME SECONDS CMD...: runs CMD in the repository root, streams its output,
+# counts its result and its SKIP lines.
+suite() {
+  name=$1; secs=$2; shift 2
+  log="$logdir/log"
+  (cd "$root" && timeout "$secs" "$@"; echo $? >"$logdir/rc") 2>&1 | tee "$log"
+  rc=$(cat "$logdir/rc" 2>/dev/null || echo 1)
+  n=$(grep -c '^SKIP: ' "$log")
+  if [ "$n" -gt 0 ]; then skip=$((skip + n)); skipped="$skipped $name($n)"; fi
+  if [ "$rc" -eq 0 ]; then
+    pass=$((pass + 1))
   else
-    echo "[  FAILED  ] $name"; fail=$((fail + 1)); failed="$failed $name"
+    [ "$rc" -eq 124 ] && echo "$name: timed out after $secs s"
+    fail=$((fail + 1)); failed="$failed $name"
   fi
+}
+
+for part in $parts; do
+  case "$part" in
+  format)
+    suite format-check 300 ${MAKE:-make} --no-print-directory format-check ;;
+  fuzz)
+    echo "fuzz-smoke: every libFuzzer harness for ${FUZZ_SMOKE_SECONDS:-12} s (tests/fuzz/run_fuzz.sh)"
+    suite fuzz-smoke 900 sh tests/fuzz/run_fuzz.sh "${FUZZ_SMOKE_SECONDS:-12}" ;;
+  unit)
+    for t in "$root/$build"/tests/test_*; do
+      [ -x "$t" ] || continue
+      case "$t" in *.o|*.d) continue;; esac
+      suite "$(basename "$t")" 300 "$t"
+    done ;;
+  e2e)
+    for s in "$root"/tests/e2e/e2e_*.sh; do
+      [ -f "$s" ] || continue
+      name=$(basename "$s")
+      echo "[ RUN      ] $name"
+      suite "$name" 900 sh "$s"
+      if [ "$rc" -eq 0 ]; then echo "[       OK ] $name"; else echo "[  FAILED  ] $name"; fi
+    done ;;
+  *) echo "run_tests: unknown part '$part'" >&2; fail=$((fail + 1)); failed="$failed $part" ;;
+  esac
 done
-echo "[==========] $((pass + fail)) test suite(s) run (unit binaries and end-to-end scripts)."
-echo "[  PASSED  ] $pass suite(s)."
-[ "$fail" -eq 0 ] || echo "[  FAILED  ] $fail suite(s):$failed"
+[ "$fail" -eq 0 ] || echo "failed:$failed"
+[ "$skip" -eq 0 ] || echo "skipped:$skipped"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

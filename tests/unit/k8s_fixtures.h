@@ -3,7 +3,7 @@
  * Own fixtures live in tests/fixtures/k8s (tests run from the repository root).
  * The shared fixtures are found through $SHARED_FIXTURES (set by
  * tests/run_tests.sh), else ../shared/fixtures; when absent, tests that need them
- * print a skip line and pass. */
+ * print "SKIP: ..." (counted by tests/run_tests.sh) and pass. */
 #ifndef SPOTLEDGER_TEST_K8S_FIXTURES_H
 #define SPOTLEDGER_TEST_K8S_FIXTURES_H
 
@@ -60,7 +60,7 @@ static inline bool fx_shared_k8s(char *out, size_t cap) {
     snprintf(out, cap, "%s/k8s", base);
     struct stat st;
     if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        printf("[  SKIPPED ] shared fixtures not found at '%s'; own fixtures only\n", out);
+        printf("SKIP: shared fixtures not found at '%s'; own fixtures only\n", out);
         return false;
     }
     return true;

@@ -139,7 +139,9 @@ static void check_shared_billing(const char *dir) {
         assert_int_equal(it.n, 2);
         assert_int_equal(it.v[0].amount, 12340000);
         assert_int_equal(it.v[1].amount, i == 0 ? 34450000 : 23450000);
-        assert_true(it.v[0].start_time > 0);
+        /* 2020-01-01T00:00:00Z = 18262 days (50 y, 12 leap days) x 86400;
+         * 2018-06-20T08:44:38Z = (17532 + 151 + 19) days x 86400 + 31478 s */
+        assert_int_equal(it.v[0].start_time, i == 0 ? 1577836800 : 1529484278);
         if (i == 1) {
             assert_string_equal(it.v[0].resource_id, "1234");
             assert_string_equal(it.v[0].category, "iaas");
@@ -204,7 +206,7 @@ static void test_shared_fixtures(void **state) {
     (void)state;
     char dir[768];
     if (shared_dir(dir, sizeof dir) != 0) {
-        printf("[ SKIPPED  ] shared fixtures not found (SHARED_FIXTURES or ../shared/fixtures); "
+        printf("SKIP: shared fixtures not found (SHARED_FIXTURES or ../shared/fixtures); "
                "own fixtures still run\n");
         return;
     }

@@ -270,6 +270,7 @@ static void test_pages_follow_and_rebase(void **state) {
                "NEXT https://api.digitalocean.com/v2/sizes?page=2&per_page=2");
     fake_route(&f->srv, "/v2/sizes?page=2&per_page=2", 200, "NEXT /v2/sizes?page=3&per_page=2");
     fake_route(&f->srv, "/v2/sizes?page=3&per_page=2", 200, "LAST");
+    f->srv.date = "Mon, 30 Nov 2026 00:00:01 GMT";
     struct pages p = {0};
     int64_t d0 = -1;
     assert_int_equal(http_client_get_pages(f->c, url(f, "/v2/sizes?per_page=2"), TOKEN,
@@ -277,7 +278,8 @@ static void test_pages_follow_and_rebase(void **state) {
                      ERR_OK);
     assert_int_equal(p.n, 3);
     assert_string_equal(p.bodies[2], "LAST");
-    assert_true(d0 > 0);
+    /* the first page's Date: 2026-11-29T15:04:05Z (1795964645, above) + 8h55m56s */
+    assert_int_equal(d0, 1795964645 + 8 * 3600 + 55 * 60 + 56);
     /* the token only ever went to our server */
     assert_int_equal(f->srv.auth_ok, 3);
     assert_int_equal(f->srv.unmatched, 0);
@@ -336,6 +338,7 @@ static bool line_cb(void *ctx, const char *line, size_t len) {
 
 static void test_stream_lines(void **state) {
     struct fx *f = *state;
+    f->srv.date = "Sun, 29 Nov 2026 15:04:05 GMT";
     struct fake_route *r = fake_route(&f->srv, "/watch", 200,
                                       "{\"type\":\"ADDED\"}\n{\"type\":\"MODIFIED\"}\r\n\ntail");
     r->stream = true;
@@ -348,7 +351,7 @@ static void test_stream_lines(void **state) {
     assert_string_equal(l.got[1], "{\"type\":\"MODIFIED\"}");
     assert_string_equal(l.got[2], "");
     assert_int_equal(f->r.status, 200);
-    assert_true(f->r.date > 0);
+    assert_int_equal(f->r.date, 1795964645); /* the fixed Date 2026-11-29T15:04:05Z */
     assert_int_equal(f->srv.auth_ok, 1);
 }
 

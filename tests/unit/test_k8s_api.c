@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "source/k8s_api.h"
 #include "k8s_fixtures.h"
@@ -289,6 +290,47 @@ static void test_own_watch(void **state) {
 
 /* --- shared fixtures -------------------------------------------------------- */
 
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's days_from_civil). */
+static int64_t days_civil(int64_t y, int m, int d) {
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS[.frac]Z" to Unix seconds, independently of timeutil. */
+static int64_t indep_utc(const char *s) {
+    int y, mo, d, h, mi, se;
+    assert_int_equal(sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &se), 6);
+    return days_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+}
+
+/* Item i of the scenario's core/v1 EventList: firstTimestamp, else eventTime. */
+static int64_t fixture_event_first(const char *dir, size_t i) {
+    size_t len = 0;
+    char *body = fx_read_in(dir, "scenario/EventList.core-v1.json", &len);
+    assert_non_null(body);
+    struct json_object *root = json_tokener_parse(body), *items, *it, *v;
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "items", &items));
+    it = json_object_array_get_idx(items, i);
+    assert_non_null(it);
+    const char *t = NULL;
+    if (json_object_object_get_ex(it, "firstTimestamp", &v) &&
+        json_object_is_type(v, json_type_string))
+        t = json_object_get_string(v);
+    else if (json_object_object_get_ex(it, "eventTime", &v) &&
+             json_object_is_type(v, json_type_string))
+        t = json_object_get_string(v);
+    assert_non_null(t);
+    int64_t r = indep_utc(t);
+    json_object_put(root);
+    free(body);
+    return r;
+}
+
 static void test_shared_upstream(void **state) {
     (void)state;
     char dir[1024];
@@ -311,11 +353,16 @@ static void test_shared_upstream(void **state) {
         const struct k8s_meta *m = k8s_object_meta(&o);
         assert_true(m->uid[0] != '\0');
         assert_true(m->name[0] != '\0');
-        assert_true(m->created_at != 0);
+        /* every upstream object: creationTimestamp 2008-01-01T01:01:01Z =
+         * (38 y x 365 + 9 leap days) x 86400 + 3661 */
+        assert_int_equal(m->created_at, 1199149261);
         if (objs[i].kind == K8S_EVENT) {
             assert_true(o.u.event.reason[0] != '\0');
             assert_true(o.u.event.object_kind[0] != '\0');
-            assert_true(o.u.event.first_at != 0);
+            /* core/v1: firstTimestamp 2006-01-01T01:01:01Z = 13149 d x 86400 + 3661;
+             * events.k8s.io/v1: deprecatedFirstTimestamp 2013-01-01T01:01:01Z =
+             * 15706 d x 86400 + 3661 (both win over eventTime) */
+            assert_int_equal(o.u.event.first_at, i == 3 ? 1136077261 : 1357002061);
         }
         if (objs[i].kind == K8S_JOB)
             assert_non_null(o.u.job.spec_json);
@@ -420,7 +467,9 @@ static void test_shared_scenario_lists(void **state) {
         assert_int_equal(x->first_at, y->first_at);
         assert_int_equal(x->last_at, y->last_at);
         assert_int_equal(x->count, y->count);
-        assert_true(x->first_at != 0);
+        /* the time the fixture states (firstTimestamp, else eventTime), read here
+         * without the parser under test */
+        assert_int_equal(x->first_at, fixture_event_first(dir, i));
         if ((x->message == NULL) != (y->message == NULL) ||
             (x->message && strcmp(x->message, y->message) != 0))
             fail_msg("event %zu message differs", i);
@@ -451,7 +500,9 @@ static void test_shared_watch_and_410(void **state) {
         snprintf(last_rv, sizeof last_rv, "%s", ev.resource_version);
         if (ev.type == K8S_DELETED) {
             assert_string_equal(ev.obj.u.pod.meta.name, "transcode-7f3a-8xk2p");
-            assert_true(ev.obj.u.pod.meta.deletion_at != 0);
+            /* deletionTimestamp 2025-11-04T09:03:55Z, grace 0:
+             * (20089 + 304 + 3) d x 86400 + 32635 */
+            assert_int_equal(ev.obj.u.pod.meta.deletion_at, 1762247035);
         }
         k8s_watch_event_release(&ev);
     }
