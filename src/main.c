@@ -53,6 +53,11 @@ int main(int argc, char **argv) {
         config_release(&cfg);
         return cr == CONFIG_EXIT ? 0 : 2;
     }
+    if (config_check_kube(&cfg, real_getenv, err, sizeof err) != CONFIG_OK) {
+        fprintf(stderr, "spotledger: %s\n", err);
+        config_release(&cfg);
+        return 2;
+    }
     log_set_level(cfg.log_level);
 #ifdef __GLIBC__
     /* A window's rows are a few large arrays, freed after each request: keep them
@@ -104,17 +109,23 @@ int main(int argc, char **argv) {
     log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
             migrated == 1 ? "" : "s");
 
-    /* Kubernetes watcher (before the server reads app): in-cluster or --kube-api-url;
-     * without either it stays disabled */
+    /* Kubernetes watcher (before the server reads app): in-cluster or --kube-api-url
+     * (config_check_kube made sure one is there), none with --no-kube */
     struct kube_conn kc;
     struct watch_k8s_options ko;
-    if (kube_conn_resolve(&cfg, real_getenv, &kc, err, sizeof err) != ERR_OK) {
-        log_msg(LOG_WARN, "main: kubernetes watcher disabled: %s", err);
+    if (cfg.no_kube) {
+        log_msg(LOG_INFO, "main: --no-kube: DigitalOcean only, no Kubernetes watcher");
+    } else if (kube_conn_resolve(&cfg, real_getenv, &kc, err, sizeof err) != ERR_OK) {
+        fprintf(stderr, "spotledger: %s\n", err);
+        goto out;
     } else {
         watch_k8s_options_from_config(&ko, &cfg, &kc);
-        if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) == ERR_OK &&
-            watch_k8s_start(k8s) == ERR_OK)
-            app.k8s_enabled = true;
+        if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) != ERR_OK ||
+            watch_k8s_start(k8s) != ERR_OK) {
+            fprintf(stderr, "spotledger: cannot start the Kubernetes watcher\n");
+            goto out;
+        }
+        app.k8s_enabled = true;
     }
 
     /* DigitalOcean poller: needs a cluster and a token (file, else DIGITALOCEAN_TOKEN) */

@@ -1,10 +1,15 @@
-/* GET /api/v1/status: the last poll of each source, its error, lag and counts. */
+/* GET /api/v1/status: the last poll of each source, its error, lag and counts;
+ * which sources this process watches (kubernetes false with --no-kube); the
+ * span of stored task data (data_first, data_latest: the dashboard's jump to
+ * the latest window with data). */
 #include <string.h>
 
 #include "http/api.h"
 #include "service/app.h"
+#include "service/config.h"
 #include "base/jsonw.h"
 #include "store/store.h"
+#include "store/store_export.h"
 
 static void source(struct request *req, struct jsonw *w, const char *name, int64_t now) {
     struct store_poll last, ok;
@@ -42,6 +47,22 @@ void api_status(struct request *req, struct response *resp) {
     jsonw_obj(&w);
     jsonw_ktime(&w, "now", api_now(req));
     jsonw_kstr(&w, "version", SPOTLEDGER_VERSION);
+    int64_t first = 0, latest = 0;
+    if (store_first_data_time(req->db, &first) != ERR_OK)
+        first = 0;
+    if (store_last_data_time(req->db, &latest) != ERR_OK)
+        latest = 0;
+    jsonw_ktime(&w, "data_first", first);
+    jsonw_ktime(&w, "data_latest", latest);
+    jsonw_key(&w, "watching");
+    jsonw_obj(&w);
+    jsonw_key(&w, "digitalocean");
+    jsonw_bool(&w, req->app && req->app->do_enabled);
+    jsonw_key(&w, "kubernetes");
+    jsonw_bool(&w, req->app && req->app->k8s_enabled);
+    jsonw_key(&w, "no_kube");
+    jsonw_bool(&w, req->app && req->app->cfg && req->app->cfg->no_kube);
+    jsonw_obj_end(&w);
     jsonw_key(&w, "sources");
     jsonw_arr(&w);
     const char *names[] = {"do", "do_billing", "k8s"};

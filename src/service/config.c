@@ -38,6 +38,8 @@ static const struct opt opts[] = {
     {"kube-token-file", OPT_STR, OFF(kube_token_file), 0, "PATH",
      "Kubernetes bearer token file (re-read when it changes)"},
     {"kube-ca-file", OPT_STR, OFF(kube_ca_file), 0, "PATH", "CA bundle for the Kubernetes API"},
+    {"no-kube", OPT_BOOL, OFF(no_kube), 0, NULL,
+     "no Kubernetes watcher: account DigitalOcean only (the dashboard says so)"},
     {"kube-namespace", OPT_STR, OFF(kube_namespace), 0, "NS", "watch one namespace only"},
     {"job-selector", OPT_STR, OFF(job_selector), 0, "SELECTOR", "label selector for Jobs"},
     {"poll-interval", OPT_INT, OFF(poll_interval), 0, "SECONDS",
@@ -345,7 +347,11 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
              cfg->kube_api_url);
         return CONFIG_BAD;
     }
-    cfg->kube_in_cluster = cfg->kube_api_url == NULL;
+    if (cfg->no_kube && cfg->kube_api_url) {
+        errf(err, errlen, "--no-kube: conflicts with --kube-api-url; pass one of them");
+        return CONFIG_BAD;
+    }
+    cfg->kube_in_cluster = cfg->kube_api_url == NULL && !cfg->no_kube;
     if (!config_host_is_loopback(cfg->listen_host) && !cfg->api_token_file) {
         errf(err, errlen,
              "--listen: '%s' is not a loopback address; refusing to serve without "
@@ -354,6 +360,21 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
         return CONFIG_BAD;
     }
     return CONFIG_OK;
+}
+
+enum config_result config_check_kube(const struct config *cfg,
+                                     const char *(*getenv_fn)(const char *name), char *err,
+                                     size_t errlen) {
+    if (cfg->no_kube || (cfg->kube_api_url && *cfg->kube_api_url))
+        return CONFIG_OK;
+    const char *host = getenv_fn("KUBERNETES_SERVICE_HOST");
+    if (host && *host)
+        return CONFIG_OK;
+    errf(err, errlen,
+         "no Kubernetes API: not in a cluster (KUBERNETES_SERVICE_HOST unset); pass "
+         "--kube-api-url URL --kube-token-file PATH --kube-ca-file PATH, or --no-kube to "
+         "account DigitalOcean only");
+    return CONFIG_BAD;
 }
 
 void config_release(struct config *cfg) {

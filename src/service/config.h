@@ -47,6 +47,7 @@ struct config {
     char *kube_namespace;
     char *job_selector;
     bool kube_in_cluster; /* no --kube-api-url: use the service account */
+    bool no_kube;         /* --no-kube: DigitalOcean only, no Kubernetes watcher */
     int poll_interval;    /* seconds, node pools and Kubernetes resync */
     int billing_interval; /* seconds */
     char *export_dir;     /* NULL: no weekly export */
@@ -77,6 +78,14 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
                                 size_t errlen);
 void config_release(struct config *cfg);
 void config_usage(FILE *f);
+
+/* Start-up rule for Kubernetes (README "Running it"): with --no-kube nothing
+ * to check; otherwise --kube-api-url, or the in-cluster service account
+ * (KUBERNETES_SERVICE_HOST, read through getenv_fn), must be there. CONFIG_BAD
+ * with one line naming what to pass when neither is. */
+enum config_result config_check_kube(const struct config *cfg,
+                                     const char *(*getenv_fn)(const char *name), char *err,
+                                     size_t errlen);
 
 /* True when the host is a loopback address (127.0.0.0/8, ::1, localhost). */
 bool config_host_is_loopback(const char *host);

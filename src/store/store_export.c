@@ -18,6 +18,11 @@ static const char SQL_FIRST[] =
     " UNION ALL SELECT min(coalesce(scheduled_at, created_at, started_at)) FROM attempts"
     " UNION ALL SELECT min(completed_at) FROM tasks)";
 
+static const char SQL_LAST[] =
+    "SELECT max(t) FROM ("
+    " SELECT max(completed_at) AS t FROM tasks"
+    " UNION ALL SELECT max(coalesce(scheduled_at, created_at, started_at)) FROM attempts)";
+
 enum err store_export_put(struct store *s, const struct store_export_row *row) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_PUT, &st);
@@ -77,14 +82,14 @@ enum err store_export_list(struct store *s, struct store_export_row *out, size_t
     return rc;
 }
 
-enum err store_first_data_time(struct store *s, int64_t *out) {
+static enum err one_time(struct store *s, const char *sql, int64_t *out) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_FIRST, &st);
+    enum err rc = store_stmt(s, sql, &st);
     if (rc != ERR_OK)
         return rc;
     int r = sqlite3_step(st);
     if (r != SQLITE_ROW) {
-        rc = store_fail(s, r, "first data time");
+        rc = store_fail(s, r, "data time");
     } else if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
         rc = ERR_NOTFOUND;
     } else {
@@ -92,4 +97,12 @@ enum err store_first_data_time(struct store *s, int64_t *out) {
     }
     sqlite3_reset(st);
     return rc;
+}
+
+enum err store_first_data_time(struct store *s, int64_t *out) {
+    return one_time(s, SQL_FIRST, out);
+}
+
+enum err store_last_data_time(struct store *s, int64_t *out) {
+    return one_time(s, SQL_LAST, out);
 }

@@ -28,5 +28,9 @@ enum err store_export_list(struct store *s, struct store_export_row *out, size_t
 /* Earliest time any data refers to (node Ready/creation, attempt start, task
  * completion). ERR_NOTFOUND on an empty database. */
 enum err store_first_data_time(struct store *s, int64_t *out);
+/* Latest time a task or an attempt refers to (task completion, attempt start):
+ * where the dashboard's "latest window with data" ends. ERR_NOTFOUND when there
+ * is no task and no attempt. Both index-backed (tasks_completed, attempts_start). */
+enum err store_last_data_time(struct store *s, int64_t *out);
 
 #endif

@@ -137,7 +137,7 @@ fi
 # --- the service over HTTP ----------------------------------------------------
 say "starting spotledger on the 1M-task database"
 cp "$DB1M" "$out/serve.db" 2>/dev/null # the service migrates/writes; keep the cache pristine
-"$ledger" --listen 127.0.0.1:0 --db "$out/serve.db" --log-level warn \
+"$ledger" --no-kube --listen 127.0.0.1:0 --db "$out/serve.db" --log-level warn \
   --web-dir "$root/web" >"$out/ledger.out" 2>"$out/ledger.err" &
 lpid=$!
 pids="$pids $lpid"

@@ -13,7 +13,7 @@ fail() { echo "e2e_auth_metrics: $*" >&2; exit 1; }
 
 printf 'read-token-7f3a\n' >"$dir/read"
 printf 'admin-token-91c2\n' >"$dir/admin"
-"$bin" --listen 127.0.0.1:0 --db "$dir/x.db" --api-token-file "$dir/read" \
+"$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --api-token-file "$dir/read" \
   --admin-token-file "$dir/admin" >"$dir/out" 2>"$dir/err" &
 pid=$!
 i=0

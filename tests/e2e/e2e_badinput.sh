@@ -18,7 +18,7 @@ fail() { echo "e2e_badinput: $*" >&2; [ -n "${KEEP_GOING:-}" ] || exit 1; }
 printf 'read-token-0123456789\n' >"$dir/api-token"
 printf 'admin-token-0123456789\n' >"$dir/admin-token"
 mkdir -p "$dir/exports"
-"$bin" --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" --export-dir "$dir/exports" \
+"$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" --export-dir "$dir/exports" \
   --api-token-file "$dir/api-token" --admin-token-file "$dir/admin-token" \
   >"$dir/out" 2>"$dir/err" &
 pid=$!

@@ -78,7 +78,7 @@ sim_runs() {
 # over HTTP (DigitalOcean) and HTTPS with spotsim's CA (Kubernetes).
 start_stack() {
   with_sim=0
-  ledger_args=
+  ledger_args=--no-kube
   if sim_runs && [ -f "$root/deploy/demo/scenario.json" ]; then
     printf 'demo-do-token\n' >"$dir/do-token"
     printf 'demo-kube-token\n' >"$dir/kube-token"

@@ -289,7 +289,7 @@ check "Dockerfile: HEALTHCHECK runs the /healthz probe (not --help)" sh -c '
   grep -q "^COPY deploy/healthcheck.sh /usr/local/lib/spotledger/healthcheck" "$1"' sh "$df"
 if [ -x "$bin" ]; then
   echo "x-api-token" >"$tmp/api-token"
-  "$bin" --listen 127.0.0.1:0 --db "$tmp/hc.db" --api-token-file "$tmp/api-token" >"$tmp/sl.out" 2>"$tmp/sl.err" &
+  "$bin" --no-kube --listen 127.0.0.1:0 --db "$tmp/hc.db" --api-token-file "$tmp/api-token" >"$tmp/sl.out" 2>"$tmp/sl.err" &
   pid=$!
   port=
   i=0

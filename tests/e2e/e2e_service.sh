@@ -11,7 +11,7 @@ trap cleanup EXIT
 fail() { echo "e2e_service: $*" >&2; exit 1; }
 
 start() {
-  "$bin" --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$SPOTLEDGER_ROOT/web" >"$dir/out" 2>"$dir/err" &
+  "$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$SPOTLEDGER_ROOT/web" >"$dir/out" 2>"$dir/err" &
   pid=$!
   i=0
   while ! grep -q 'listening on' "$dir/out" 2>/dev/null; do
@@ -53,4 +53,21 @@ stop_within_2s
 if "$bin" --poll-interval nope 2>"$dir/err"; then fail "bad flag accepted"; else rc=$?; fi
 [ "$rc" -eq 2 ] || fail "bad flag exit status $rc"
 grep -q -- '--poll-interval' "$dir/err" || fail "bad flag message: $(cat "$dir/err")"
+# outside a cluster with no Kubernetes flags: exit 2 at once with one line naming
+# what to pass, and no database created (issue 17)
+if env -u KUBERNETES_SERVICE_HOST -u SPOTLEDGER_NO_KUBE -u SPOTLEDGER_KUBE_API_URL \
+  timeout 10 "$bin" --listen 127.0.0.1:0 --db "$dir/nokube.db" >"$dir/out" 2>"$dir/err"; then
+  fail "started without any Kubernetes configuration"
+else rc=$?; fi
+[ "$rc" -eq 2 ] || fail "no Kubernetes configuration: exit status $rc (want 2; 124 = hung)"
+[ "$(wc -l <"$dir/err" | tr -d ' ')" = 1 ] || fail "want one line, got: $(cat "$dir/err")"
+grep -q -- '--kube-api-url' "$dir/err" && grep -q -- '--no-kube' "$dir/err" ||
+  fail "the line does not name --kube-api-url and --no-kube: $(cat "$dir/err")"
+[ ! -e "$dir/nokube.db" ] || fail "a database was created before failing"
+# --no-kube: runs DigitalOcean-only and /api/v1/status says Kubernetes is off on purpose
+start
+curl -s "http://127.0.0.1:$port/api/v1/status" >"$dir/status.json"
+jq -e '.watching.no_kube == true and .watching.kubernetes == false' "$dir/status.json" >/dev/null ||
+  fail "/api/v1/status with --no-kube: $(cat "$dir/status.json")"
+stop_within_2s
 echo "e2e_service: ok"

@@ -143,6 +143,44 @@ static void test_non_loopback_with_token(void **state) {
     assert_false(config_host_is_loopback("127.evil.example.com"));
 }
 
+/* issue 17: outside a cluster with no Kubernetes flags the service must not
+ * start silently without a watcher; --no-kube is the explicit way to run DO-only. */
+static void test_kube_required_unless_no_kube(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    /* outside a cluster, nothing given: one line naming what to pass */
+    assert_int_equal(parse(&cfg, err, 0), CONFIG_OK);
+    assert_false(cfg.no_kube);
+    err[0] = '\0';
+    assert_int_equal(config_check_kube(&cfg, fake_getenv, err, sizeof err), CONFIG_BAD);
+    assert_non_null(strstr(err, "--kube-api-url"));
+    assert_non_null(strstr(err, "--no-kube"));
+    assert_null(strchr(err, '\n'));
+    config_release(&cfg);
+    /* --no-kube: fine, and not in-cluster */
+    assert_int_equal(parse(&cfg, err, 1, "--no-kube"), CONFIG_OK);
+    assert_true(cfg.no_kube);
+    assert_false(cfg.kube_in_cluster);
+    assert_int_equal(config_check_kube(&cfg, fake_getenv, err, sizeof err), CONFIG_OK);
+    config_release(&cfg);
+    /* an explicit API URL: fine */
+    assert_int_equal(parse(&cfg, err, 2, "--kube-api-url", "https://127.0.0.1:6443"), CONFIG_OK);
+    assert_int_equal(config_check_kube(&cfg, fake_getenv, err, sizeof err), CONFIG_OK);
+    config_release(&cfg);
+    /* inside a cluster: the service account */
+    setenv_fake("KUBERNETES_SERVICE_HOST", "10.245.0.1");
+    assert_int_equal(parse(&cfg, err, 0), CONFIG_OK);
+    assert_int_equal(config_check_kube(&cfg, fake_getenv, err, sizeof err), CONFIG_OK);
+    config_release(&cfg);
+    /* the environment twin, and the conflict */
+    setenv_fake("SPOTLEDGER_NO_KUBE", "true");
+    assert_int_equal(parse(&cfg, err, 0), CONFIG_OK);
+    assert_true(cfg.no_kube);
+    config_release(&cfg);
+    expect_bad("--no-kube", 2, "--kube-api-url", "https://127.0.0.1:6443");
+}
+
 static void test_secret_read(void **state) {
     (void)state;
     char path[] = "/tmp/spotledger-secret-XXXXXX";
@@ -171,6 +209,7 @@ int main(void) {
         cmocka_unit_test_setup(test_invalid, reset_env),
         cmocka_unit_test_setup(test_env_invalid_names_variable, reset_env),
         cmocka_unit_test_setup(test_non_loopback_with_token, reset_env),
+        cmocka_unit_test_setup(test_kube_required_unless_no_kube, reset_env),
         cmocka_unit_test_setup(test_secret_read, reset_env),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
