@@ -3,6 +3,8 @@
 #   make            build ./spotledger and ./spotsim (optimised, -Werror)
 #   make run        start spotsim's demo week and spotledger against it
 #   make test       every test under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make unit       the C unit tests alone (sanitized), no end-to-end scripts
+#   make layers     includes only go downward by layer (src/layers.txt, src/README.md)
 #   make deps       install missing Debian packages (idempotent, fast when all present)
 #   make format / format-check / valgrind / clean
 #
@@ -59,7 +61,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test check run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
+.PHONY: all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
 	fuzz-bins
 .DEFAULT_GOAL := all
 
@@ -130,13 +132,25 @@ run: all
 # every part (format check, fuzz smoke, unit binaries, end-to-end scripts) and ends
 # with one line "N passed, N failed, N skipped".
 test: deps
+	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) MAKE="$(MAKE)" sh tests/run_tests.sh build/san
 
 check: test
 
+unit: deps
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit-bins
+	@TEST_PARTS=unit sh tests/run_tests.sh build/san
+
+# The layer table src/layers.txt, checked over every #include "dir/x.h" under src/,
+# then the checker's own test (it must fail on a planted upward include).
+layers:
+	@sh tests/layers/check_layers.sh src src/layers.txt
+	@sh tests/layers/test_check_layers.sh
+
 test-bins: $(TEST_BIN) $(BUILD)/spotledger $(BUILD)/spotsim
+unit-bins: $(TEST_BIN)
 
 valgrind: deps
 	@$(MAKE) --no-print-directory test-bins
