@@ -51,7 +51,7 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-LAYERS := base engine source store ingest query http service
+LAYERS := base model engine source store ingest query http service
 LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 SIM_SRC := $(filter-out src/sim/sim_main.c,$(wildcard src/sim/*.c))
 TEST_SRC := $(wildcard tests/unit/test_*.c)

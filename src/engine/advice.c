@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/jsonw.h"
-#include "source/k8s_api.h"
+#include "model/labels.h"
 #include "base/xalloc.h"
 
 /* --- small helpers -------------------------------------------------------- */

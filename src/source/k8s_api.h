@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "model/labels.h"
 
 #define K8S_UID_MAX 64
 #define K8S_NAME_MAX 254
@@ -28,14 +29,6 @@
 #define K8S_REASON_MAX 128
 #define K8S_SHORT_MAX 32
 #define K8S_JSON_DEPTH 128 /* managedFields nest deeper than json-c's default 32 */
-
-#define K8S_LABEL_CONFIGURATION "spotledger.io/configuration"
-#define K8S_LABEL_EXPERIMENT "spotledger.io/experiment"
-#define K8S_ANNOTATION_IGNORE_ADVICE "spotledger.io/ignore-advice"
-#define K8S_LABEL_POOL_ID "doks.digitalocean.com/node-pool-id"
-#define K8S_LABEL_POOL_NAME "doks.digitalocean.com/node-pool"
-#define K8S_LABEL_CONTROLLER_UID "batch.kubernetes.io/controller-uid"
-#define K8S_LABEL_COMPLETION_INDEX "batch.kubernetes.io/job-completion-index"
 
 enum k8s_kind { K8S_JOB, K8S_POD, K8S_NODE, K8S_EVENT };
 
