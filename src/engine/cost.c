@@ -21,6 +21,7 @@
 
 #include "engine/cost_internal.h"
 #include "base/money.h"
+#include "model/billing.h"
 
 __extension__ typedef __int128 i128;
 
@@ -60,19 +61,19 @@ static bool add_ok(int64_t *acc, int64_t v) {
     return !__builtin_add_overflow(*acc, v, acc);
 }
 
+/* Share of the node (docs/cost-model.md "Share"): on a GPU node the GPU request
+ * (a pod asking no GPU has share 0); on a node without GPUs the CPU request; a
+ * node with neither allocatable known is the pod's whole; at most 1. */
 static void share_of(const struct cost_node_rt *n, const struct cost_attempt *a, int64_t *num,
                      int64_t *den) {
-    if (a->gpu_request > 0 && n->gpu > 0) {
+    if (n->gpu > 0) {
         *num = min64(a->gpu_request, n->gpu);
         *den = n->gpu;
     } else if (n->cpu > 0) {
         *num = min64(a->cpu_request_milli, n->cpu);
         *den = n->cpu;
-    } else if (n->gpu == 0) {
-        *num = 1; /* nothing allocatable known: the whole node */
-        *den = 1;
     } else {
-        *num = 0; /* a GPU node, CPU unknown, the pod asks no GPU */
+        *num = 1; /* nothing allocatable known: the whole node */
         *den = 1;
     }
 }
@@ -216,19 +217,14 @@ static void setup_nodes(struct cost_ctx *x) {
         rt->d = (rt->gpu > 0 ? rt->gpu : 1) * (rt->cpu > 0 ? rt->cpu : 1);
         rt->end = cost_node_end(n);
         rt->not_ready = n->not_ready_at;
-        rt->s = cost_node_start(n);
-        rt->e = rt->end ? rt->end : q->now;
-        if (rt->s && rt->e < rt->s)
-            rt->e = rt->s;
-        if (rt->s && rt->e - rt->s < COST_MIN_SECONDS && (rt->end != 0 || q->now >= rt->s))
-            rt->e = rt->s + COST_MIN_SECONDS;
+        billing_life(cost_node_start(n), rt->end, q->now, &rt->s, &rt->e);
         nr->node = (int32_t)i;
         nr->name = n->name;
         nr->pool = n->pool;
         nr->rate_hourly = rt->rate;
         nr->billable_start = rt->s;
         nr->deleted_at = rt->end;
-        nr->seconds = rt->s ? cost_billed_overlap(rt->s, rt->e, q->from, q->to) : 0;
+        nr->seconds = rt->s ? billing_overlap(rt->s, rt->e, q->from, q->to) : 0;
 
         struct cost_pool_rt *pr = &x->prt[rt->pool];
         pr->nodes++;
@@ -332,8 +328,11 @@ static enum err task_pass(struct cost_ctx *x) {
                                                                       : COST_ATTEMPT_FAILED;
             }
             if (rt && s != 0 && rt->s != 0) {
-                int64_t secs =
-                    cost_billed_overlap(rt->s, rt->e, max64(s, q->from), min64(e, q->to));
+                /* held seconds in W (cap ignored): the idle split's second tier */
+                int64_t h0 = max64(max64(s, q->from), rt->s), h1 = min64(min64(e, q->to), rt->e);
+                if (h1 > h0)
+                    x->pool_secs[(size_t)rt->pool * COST_NGROUP + (size_t)g] += h1 - h0;
+                int64_t secs = billing_overlap(rt->s, rt->e, max64(s, q->from), min64(e, q->to));
                 int kind = i == win ? COST_KIND_USEFUL
                            : open && a->phase != COST_PHASE_FAILED && !interrupted
                                ? COST_KIND_RUNNING
@@ -348,12 +347,11 @@ static enum err task_pass(struct cost_ctx *x) {
                         int64_t r0 = max64(max64(a->started_at, s), q->from);
                         int64_t r1 = min64(min64(a->started_at + a->restore_seconds, e), q->to);
                         if (r1 > r0)
-                            wr = cost_billed_overlap(rt->s, rt->e, r0, r1) * unit;
+                            wr = billing_overlap(rt->s, rt->e, r0, r1) * unit;
                     }
                     int64_t *wn = &x->w[(size_t)a->node * COST_NCLASS + (size_t)g * COST_NKIND];
                     if (!add_ok(&wn[kind], w - wr) || !add_ok(&wn[COST_KIND_RESTORE], wr))
                         return ERR_TOOBIG;
-                    x->pool_secs[(size_t)rt->pool * COST_NGROUP + (size_t)g] += secs;
                     held_in_w = true;
                     if (ar &&
                         (rc = money_muldiv(w, rt->rate, rt->d * 3600, &ar->allocated)) != ERR_OK)
@@ -443,7 +441,8 @@ static enum err price_nodes(struct cost_ctx *x) {
         const struct cost_node_rt *rt = &x->nrt[i];
         struct cost_node_result *nr = &r->nodes[i];
         int64_t *wn = &x->w[i * COST_NCLASS];
-        rc = money_muldiv(nr->seconds, rt->rate, 3600, &nr->total);
+        rc = billing_node_amount(rt->rate, rt->s, rt->end, x->q->now, x->q->from, x->q->to,
+                                 &nr->total);
         if (rc != ERR_OK)
             return rc;
         i128 wsum = 0;

@@ -101,9 +101,6 @@
 
 /* "No value" for int64 result fields that can be unknown (printed as null). */
 #define COST_NULL INT64_MIN
-/* 672 hours: DigitalOcean's monthly cap per node. */
-#define COST_MONTH_CAP_SECONDS (672LL * 3600)
-#define COST_MIN_SECONDS 60
 /* Reclaim heuristics (see the decisions above). */
 #define COST_RECLAIM_SPREAD 600
 #define COST_RECLAIM_LOOKBACK 3600

@@ -68,10 +68,6 @@ struct cost_ctx {
     struct cost_reclaim_rt *cand; /* [pool] candidates */
 };
 
-/* Billed set of a node living [s, e) (60 s minimum already applied): in each
- * calendar month, the first 672 h of its presence. Returns its seconds in [a, b). */
-int64_t cost_billed_overlap(int64_t s, int64_t e, int64_t a, int64_t b);
-
 /* Reason Evicted / NodeLost / Shutdown / NodeShutdown / Terminated (r not NULL). */
 bool cost_interrupt_reason(const char *r);
 

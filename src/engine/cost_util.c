@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "engine/cost_internal.h"
-#include "base/timeutil.h"
+#include "model/billing.h"
 
 __extension__ typedef __int128 i128;
 
@@ -131,43 +131,8 @@ int64_t cost_node_end(const struct cost_node *n) {
     return min_nonzero(n->k8s_deleted_at, n->do_deleted_at);
 }
 
-static int64_t max64(int64_t a, int64_t b) {
-    return a > b ? a : b;
-}
-static int64_t min64(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
-
-int64_t cost_billed_overlap(int64_t s, int64_t e, int64_t a, int64_t b) {
-    int64_t lo = max64(s, a), hi = min64(e, b);
-    if (lo >= hi)
-        return 0;
-    if (e - s <= COST_MONTH_CAP_SECONDS) /* fast path: the cap cannot bite */
-        return hi - lo;
-    int64_t sum = 0;
-    for (int64_t m0 = timeutil_month_start(lo); m0 < hi; m0 = timeutil_next_month_start(m0)) {
-        int64_t m1 = timeutil_next_month_start(m0);
-        int64_t first = max64(s, m0); /* first billable second of the node in this month */
-        int64_t seg_hi = min64(min64(e, m1), first + COST_MONTH_CAP_SECONDS);
-        int64_t x = max64(first, lo), y = min64(seg_hi, hi);
-        if (y > x)
-            sum += y - x;
-    }
-    return sum;
-}
-
 int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, int64_t b) {
-    int64_t s = cost_node_start(n);
-    if (s == 0)
-        return 0;
-    int64_t e = cost_node_end(n);
-    if (e == 0)
-        e = now;
-    if (e < s)
-        e = s;
-    if (e - s < COST_MIN_SECONDS && (cost_node_end(n) != 0 || now >= s))
-        e = s + COST_MIN_SECONDS;
-    return cost_billed_overlap(s, e, a, b);
+    return billing_node_seconds(cost_node_start(n), cost_node_end(n), now, a, b);
 }
 
 /* ---- attempts ------------------------------------------------------------- */

@@ -8,10 +8,7 @@
 #include "base/money.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
-
-#define MONTH_CAP_S (672LL * 3600)
-#define MIN_SECONDS 60
-#define MIN_CHARGE 10000 /* $0.01 */
+#include "model/billing.h"
 
 enum err reconcile_period_bounds(const char *period, int64_t *start, int64_t *end) {
     if (!period || strlen(period) != 7 || period[4] != '-')
@@ -31,20 +28,7 @@ enum err reconcile_period_bounds(const char *period, int64_t *start, int64_t *en
 }
 
 int64_t reconcile_node_seconds(int64_t start, int64_t end, int64_t now, int64_t ps, int64_t pe) {
-    if (end == 0)
-        end = now > start ? now : start;
-    if (end < start)
-        end = start;
-    if (end - start < MIN_SECONDS) {
-        /* the minimum is charged once, in the month the node started */
-        return start >= ps && start < pe ? MIN_SECONDS : 0;
-    }
-    int64_t a = start > ps ? start : ps;
-    int64_t b = end < pe ? end : pe;
-    if (b <= a)
-        return 0;
-    int64_t s = b - a;
-    return s > MONTH_CAP_S ? MONTH_CAP_S : s;
+    return billing_node_seconds(start, end, now, ps, pe);
 }
 
 static bool eq(const char *a, const char *b) {
@@ -130,11 +114,9 @@ enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
             continue;
         }
         int64_t cost;
-        if ((e = money_muldiv(secs, n->price_hourly, 3600, &cost)) != ERR_OK)
+        if ((e = billing_node_amount(n->price_hourly, n->start, n->end, now, in->period_start,
+                                     in->period_end, &cost)) != ERR_OK)
             goto out;
-        if (n->start >= in->period_start && n->start < in->period_end && cost < MIN_CHARGE &&
-            n->price_hourly > 0)
-            cost = MIN_CHARGE;
         l->estimated += cost;
     }
     for (size_t i = 0; i < in->n_items; i++) {

@@ -3,14 +3,12 @@
  * clock (`now` is an argument), no globals. store_do_reconcile() loads the input
  * from the database and calls reconcile_compute().
  *
- * Estimate (DESIGN.md billing rule since 2026-01-01): per node, billable interval
- * [start, end) with start = Ready time (creation, else first sighting) and end =
- * the earliest of the DO and Kubernetes deletions (now while it runs); the part
- * inside the period, capped at 672 hours; a node whose start falls inside the
- * period and lived less than 60 s counts 60 s, and costs at least $0.01 there.
- * Cost = seconds x the node's recorded hourly rate / 3600, rounded half away
- * from zero per node (money_muldiv). A node without a recorded rate adds its
- * seconds but no cost and is counted in `unpriced_nodes`.
+ * Estimate: per node, billable interval [start, end) with start = Ready time
+ * (creation, else first sighting) and end = the earliest of the DO and
+ * Kubernetes deletions (now while it runs), billed by the one node-billed-amount
+ * rule (model/billing.h, docs/cost-model.md: 60 s minimum, 672 h per calendar
+ * month, $0.01 floor per node) for the part inside the period. A node without a
+ * recorded rate adds its seconds but no cost and is counted in `unpriced_nodes`.
  *
  * Matching an invoice item, first rule that applies:
  *   1. resource_uuid is a pool id                           -> that pool
@@ -120,8 +118,8 @@ enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
 void reconcile_result_release(struct reconcile_result *r);
 void reconcile_input_release(struct reconcile_input *in);
 
-/* Billable seconds of [start, end) inside [ps, pe) by the rule above (without
- * the $0.01 floor). end 0 = now. Exposed for tests. */
+/* Billable seconds of [start, end) inside [ps, pe) (billing_node_seconds).
+ * end 0 = now. Exposed for tests. */
 int64_t reconcile_node_seconds(int64_t start, int64_t end, int64_t now, int64_t ps, int64_t pe);
 
 /* "2026-11" -> [2026-11-01, 2026-12-01). ERR_PARSE otherwise. */

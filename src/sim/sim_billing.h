@@ -2,11 +2,10 @@
  * one place both the invoices (/v2/customers/my/...) and the ground truth use,
  * so they agree to the micro-dollar.
  *
- * Rule (since 2026-01-01): a node is billed per second from Ready until it is
- * deleted (or `now`), at least 60 seconds per node, at most 672 hours per node per
- * calendar month; amount = round(seconds x price_hourly / 3600) to the
- * micro-dollar (half away from zero), never below $0.01 for a billed item.
- * A node that never became Ready is not billed. Pure; thread rule: any thread. */
+ * Rule: model/billing.h (the one node-billed-amount rule of docs/cost-model.md),
+ * one item per calendar month; the $0.01 floor lands in the month holding the
+ * node's last billed second. A node that never became Ready is not billed.
+ * Pure; thread rule: any thread. */
 #ifndef SPOTLEDGER_SIM_BILLING_H
 #define SPOTLEDGER_SIM_BILLING_H
 
@@ -14,9 +13,6 @@
 
 #include "sim/sim_world.h"
 
-#define SIM_BILL_MIN_SECONDS 60
-#define SIM_BILL_MONTH_CAP (672LL * 3600)
-#define SIM_BILL_MIN_AMOUNT 10000 /* $0.01 in micro-dollars */
 #define SIM_BILL_MAX_MONTHS 16
 
 struct sim_bill_item {

@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "engine/cost.h"
+#include "engine/reconcile.h"
+#include "model/billing.h"
 #include "base/timeutil.h"
 
 #define T0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
@@ -480,10 +482,11 @@ static void test_unattributed_pool(void **state) {
 }
 
 /* Idle split between two configurations with a remainder. Node at $0.0036/h =
- * 1 µ$/s, alive 1000 s = 1000 µ$. A spot attempt holds it 100 s (100 µ$), a
- * fallback attempt 200 s (200 µ$); idle 700 split 100:200 = 233.33 : 466.67 ->
- * floors 233 + 466 = 699, the last µ$ to the larger remainder (fallback):
- * spot 100 + 233 = 333, fallback 200 + 467 = 667, sum 1000. */
+ * 1 µ$/s, alive 1000 s = 1000 µ$, below the $0.01 floor: billed 10000 µ$. A spot
+ * attempt holds it 100 s (100 µ$), a fallback attempt 200 s (200 µ$); idle 9700
+ * split 100:200 = 3233.33 : 6466.67 -> floors 3233 + 6466 = 9699, the last µ$ to
+ * the larger remainder (fallback): spot 100 + 3233 = 3333, fallback 200 + 6467 =
+ * 6667, sum 10000. */
 static void test_idle_split_remainder(void **state) {
     struct fx *f = *state;
     int32_t p = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600);
@@ -494,10 +497,10 @@ static void test_idle_split_remainder(void **state) {
     add_attempt(f, tf, n, 200, 200, 400, COST_PHASE_SUCCEEDED);
     assert_int_equal(run(f), ERR_OK);
     check_invariants(f->r);
-    assert_int_equal(f->r->configs[COST_SPOT].idle_cost, 233);
-    assert_int_equal(f->r->configs[COST_FALLBACK].idle_cost, 467);
-    assert_int_equal(f->r->configs[COST_SPOT].cost, 333);
-    assert_int_equal(f->r->configs[COST_FALLBACK].cost, 667);
+    assert_int_equal(f->r->configs[COST_SPOT].idle_cost, 3233);
+    assert_int_equal(f->r->configs[COST_FALLBACK].idle_cost, 6467);
+    assert_int_equal(f->r->configs[COST_SPOT].cost, 3333);
+    assert_int_equal(f->r->configs[COST_FALLBACK].cost, 6667);
 
     int64_t w[3] = {1, 1, 1}, parts[3];
     assert_int_equal(cost_split(100, w, 3, parts), ERR_OK); /* 33.3 each: first gets 34 */
@@ -799,6 +802,104 @@ static void test_property_random(void **state) {
     }
 }
 
+/* ---- cost model v2 (docs/cost-model.md), issue 16 ------------------------------ */
+
+/* Item 5, one billing rule: a CPU node at $0.072/h (20 µ$/s) Ready for 30 s.
+ * Billed life: 60 s minimum -> 60 x 20 = 1200 µ$, below the $0.01 floor, so the
+ * node costs 10000 µ$ (v1 printed 1200). The top-up 10000 - 1200 = 8800 lands at
+ * its last billed second (T0 + 59): window [T0, T0 + 45) = 45 x 20 = 900;
+ * window [T0 + 45, +1 d) = 15 x 20 + 8800 = 9100. The reconciliation and
+ * billing_node_amount say the same. */
+static void test_v2_min_charge_floor(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "cpu", "s-2vcpu", COST_CAP_ON_DEMAND, 72000);
+    add_node(f, "n", p, 0, 0, 30, 0, 2000);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->nodes[0].total, 10000);
+    assert_int_equal(f->r->unattributed_idle, 10000);
+    f->q.to = T0 + 45;
+    assert_int_equal(run(f), ERR_OK);
+    assert_int_equal(f->r->nodes[0].total, 900);
+    f->q.from = T0 + 45;
+    f->q.to = T0 + DAY;
+    assert_int_equal(run(f), ERR_OK);
+    assert_int_equal(f->r->nodes[0].total, 9100);
+    int64_t amt = 0;
+    assert_int_equal(billing_node_amount(72000, T0, T0 + 30, T0 + DAY, T0, T0 + DAY, &amt), ERR_OK);
+    assert_int_equal(amt, 10000);
+    /* a live node owes its 60 s, not yet the floor: 60 x 20 = 1200 */
+    assert_int_equal(billing_node_amount(72000, T0, 0, T0 + 30, T0, T0 + DAY, &amt), ERR_OK);
+    assert_int_equal(amt, 1200);
+    struct reconcile_pool rp = {
+        .id = (char *)"cpu", .name = (char *)"cpu", .capacity_type = (char *)"on-demand"};
+    struct reconcile_node rn = {.name = (char *)"n",
+                                .pool_id = (char *)"cpu",
+                                .start = T0,
+                                .end = T0 + 30,
+                                .price_hourly = 72000};
+    struct reconcile_input ri = {.pools = &rp, .n_pools = 1, .nodes = &rn, .n_nodes = 1};
+    assert_int_equal(reconcile_period_bounds("2026-03", &ri.period_start, &ri.period_end), ERR_OK);
+    struct reconcile_result rr;
+    assert_int_equal(reconcile_compute(&ri, T0 + DAY, &rr), ERR_OK);
+    assert_int_equal(rr.lines[rr.n_lines - 1].estimated, 10000);
+    reconcile_result_release(&rr);
+}
+
+/* Item 3, share: a 1-GPU node (8000m) at $3.60/h (1000 µ$/s) alive 3600 s
+ * = 3.600. A 1-GPU pod (fallback) and a 0-GPU 4000m pod (on-demand) both hold
+ * it 0..3600. On a GPU node the CPU pod's share is 0: fallback allocated
+ * 3600 x 1 x 1000 = 3.600, on-demand 0, idle 0 (v1: 2.400 / 1.200, the shares
+ * 1 + 1/2 scaled down to the node). */
+static void test_v2_gpu_share_cpu_pod(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t n = add_node(f, "n", p, 0, 0, 3600, 1, 8000);
+    int32_t g = add_task(f, "g", COST_FALLBACK, COST_TASK_SUCCEEDED, 3600);
+    int32_t c = add_task(f, "c", COST_ON_DEMAND, COST_TASK_SUCCEEDED, 3600);
+    add_attempt(f, g, n, 0, 0, 3600, COST_PHASE_SUCCEEDED);
+    struct cost_attempt *a = add_attempt(f, c, n, 0, 0, 3600, COST_PHASE_SUCCEEDED);
+    a->gpu_request = 0;
+    a->cpu_request_milli = 4000;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->configs[COST_FALLBACK].cost, 3600000);
+    assert_int_equal(f->r->configs[COST_FALLBACK].useful_cost, 3600000);
+    assert_int_equal(f->r->configs[COST_ON_DEMAND].cost, 0);
+    assert_int_equal(f->r->nodes[0].idle, 0);
+}
+
+/* Item 4, the 672 h cap on a used pool: a spot node at $1.80/h Ready
+ * 2026-03-01T00:00Z, deleted 2026-04-01T00:00Z. Its first 672 h (to Mar 29
+ * 00:00) are billed: 672 x 1.80 = 1209.600; it is idle then. One spot attempt
+ * runs Mar 29 00:00 -> Mar 31 00:00 in the free hours: allocated 0. The pool was
+ * used, so its idle 1209.600 is spot's (split by held seconds when every
+ * allocated cost is 0), not "unattributed" (v1: spot 0, unattributed 1209.600). */
+static void test_v2_cap_idle_used_pool(void **state) {
+    struct fx *f = *state;
+    int64_t mar1 = timeutil_days_from_civil(2026, 3, 1) * DAY;
+    int64_t apr1 = timeutil_days_from_civil(2026, 4, 1) * DAY;
+    int32_t p = add_pool(f, "sp", "gpu-x-spot", COST_CAP_SPOT, 1800000);
+    int32_t n = add_node(f, "n", p, 0, 0, -1, 1, 8000);
+    f->nodes[n].created_at = f->nodes[n].ready_at = mar1;
+    f->nodes[n].k8s_deleted_at = apr1;
+    int32_t t = add_task(f, "t", COST_SPOT, COST_TASK_SUCCEEDED, 0);
+    f->tasks[t].completed_at = mar1 + 30 * DAY;
+    struct cost_attempt *a = add_attempt(f, t, n, 0, 0, 0, COST_PHASE_SUCCEEDED);
+    a->created_at = a->scheduled_at = a->started_at = mar1 + 28 * DAY;
+    a->finished_at = mar1 + 30 * DAY;
+    f->q.from = mar1;
+    f->q.to = apr1;
+    f->q.now = apr1;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->nodes[0].total, 1209600000);
+    assert_int_equal(f->r->configs[COST_SPOT].allocated_cost, 0);
+    assert_int_equal(f->r->configs[COST_SPOT].cost, 1209600000);
+    assert_int_equal(f->r->configs[COST_SPOT].cost_per_successful_task, 1209600000);
+    assert_int_equal(f->r->unattributed_idle, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_worked_example, fx_setup, fx_teardown),
@@ -821,6 +922,9 @@ int main(void) {
         cmocka_unit_test(test_interrupted_and_names),
         cmocka_unit_test(test_index),
         cmocka_unit_test_setup_teardown(test_property_random, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_min_charge_floor, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_gpu_share_cpu_pod, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_cap_idle_used_pool, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("cost", tests, NULL, NULL);
 }

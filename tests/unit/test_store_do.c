@@ -155,9 +155,12 @@ static void test_node_seconds_rule(void **state) {
     assert_int_equal(reconcile_period_bounds("2026-11", &ps, &pe), ERR_OK);
     /* per second */
     assert_int_equal(reconcile_node_seconds(ps + 10, ps + 7210, 0, ps, pe), 7200);
-    /* 60 s minimum, in the start month only */
+    /* 60 s minimum: the billed life is [start, start + 60), so a node Ready 10 s
+     * before the month and gone 5 s later bills 50 s of it in this month (the
+     * one rule of model/billing.h, the engine's too) */
     assert_int_equal(reconcile_node_seconds(ps + 10, ps + 20, 0, ps, pe), 60);
-    assert_int_equal(reconcile_node_seconds(ps - 10, ps - 5, 0, ps, pe), 0);
+    assert_int_equal(reconcile_node_seconds(ps - 10, ps - 5, 0, ps, pe), 50);
+    assert_int_equal(reconcile_node_seconds(ps - 70, ps - 65, 0, ps, pe), 0);
     /* 672 h cap per calendar month */
     assert_int_equal(reconcile_node_seconds(ps, pe, 0, ps, pe), 672LL * 3600);
     /* still running: up to now */
