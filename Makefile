@@ -6,6 +6,7 @@
 #   make unit       the C unit tests alone (sanitized), no end-to-end scripts
 #   make layers     includes only go downward by layer (src/layers.txt, src/README.md)
 #   make deps       install missing Debian packages (idempotent, fast when all present)
+#   make coverage   line coverage per file and per layer, unit and e2e (gcovr)
 #   make format / format-check / valgrind / clean
 #
 # Sources are discovered: src/*.c form the service (src/main.c is its entry point),
@@ -17,7 +18,7 @@ PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
 	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev gcovr
 
 VERSION := 0.1.0
 
@@ -46,6 +47,14 @@ SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=a
 PROJECT_CFLAGS += -Wno-format-nonliteral # clang also checks va_list forwarders
 endif
 
+# COVERAGE=1: gcc --coverage, unoptimised, objects in build/cov (make coverage)
+COVERAGE ?=
+ifneq ($(COVERAGE),)
+BUILD := build/cov
+OPT := -O0 -g
+SAN_FLAGS := --coverage
+endif
+
 LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
 ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
@@ -62,7 +71,7 @@ SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
-	fuzz-bins
+	fuzz-bins coverage
 .DEFAULT_GOAL := all
 
 all: deps
@@ -158,6 +167,15 @@ valgrind: deps
 	  [ -x "$$t" ] || continue; \
 	  valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 $$t >/dev/null || exit 1; \
 	done; echo "valgrind: no definite leaks"
+
+# --- coverage (README.md, "Tests and proof") --------------------------------------
+# make coverage: unit binaries, then unit + e2e, built with --coverage; gcovr HTML
+# and text per file and per layer in build/coverage/{unit,all}/. Too slow for make
+# test (a third build of everything), so it is its own target.
+coverage: deps
+	@$(MAKE) --no-print-directory COVERAGE=1 test-bins
+	@sh tests/coverage.sh build/cov
+
 
 # --- fuzzing (tests/fuzz/README.md) -------------------------------------------
 # libFuzzer harnesses tests/fuzz/fuzz_*.c; each runs FUZZ_SECONDS (default 60);
