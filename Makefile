@@ -138,10 +138,9 @@ run: all
 
 # --- tests ------------------------------------------------------------------
 # Builds the ASan+UBSan binaries and the fuzz harnesses, then tests/run_tests.sh runs
-# every part (format check, fuzz smoke, unit binaries, end-to-end scripts) and ends
+# every part (layers, format check, fuzz smoke, unit binaries, end-to-end scripts) and ends
 # with one line "N passed, N failed, N skipped".
 test: deps
-	@$(MAKE) --no-print-directory layers
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) MAKE="$(MAKE)" sh tests/run_tests.sh build/san

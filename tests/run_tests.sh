@@ -1,18 +1,19 @@
 #!/bin/sh
 # Runs every part of the suite and ends with ONE line over all of them:
 #   N passed, N failed, N skipped
-# Parts, in order (TEST_PARTS selects, default all): format (make format-check),
+# Parts, in order (TEST_PARTS selects, default all): layers (make layers: the
+# include order of src/ and its self-test), format (make format-check),
 # fuzz (tests/fuzz/run_fuzz.sh FUZZ_SMOKE_SECONDS: the smoke run of every harness
 # already built in build/fuzz), unit (every binary BUILD_DIR/tests/test_*), e2e
 # (every tests/e2e/e2e_*.sh).
-# Counting: each format check, fuzz run, unit binary and e2e script is one suite
+# Counting: each layer check, format check, fuzz run, unit binary and e2e script is one suite
 # and counts as passed or failed; every line a suite prints that begins with
 # "SKIP: " (a part it could not run, e.g. ../shared/fixtures missing) counts as
 # one skipped. Each suite is bounded in time (timeout), so a hung test fails
 # instead of hanging CI. Usage: tests/run_tests.sh BUILD_DIR (build/san in make test).
 set -u
 build=${1:-build/san}
-parts=${TEST_PARTS:-format fuzz unit e2e}
+parts=${TEST_PARTS:-layers format fuzz unit e2e}
 root=$(cd "$(dirname "$0")/.." && pwd)
 export SPOTLEDGER_BIN="$root/$build/spotledger" SPOTSIM_BIN="$root/$build/spotsim"
 export SPOTLEDGER_ROOT="$root"
@@ -43,6 +44,9 @@ suite() {
 
 for part in $parts; do
   case "$part" in
+  layers)
+    suite check_layers 300 sh tests/layers/check_layers.sh src src/layers.txt
+    suite test_check_layers 300 sh tests/layers/test_check_layers.sh ;;
   format)
     suite format-check 300 ${MAKE:-make} --no-print-directory format-check ;;
   fuzz)
