@@ -49,3 +49,27 @@ void log_write(enum log_level level, const char *fmt, ...) {
     ssize_t w = write(STDERR_FILENO, line, n);
     (void)w;
 }
+
+bool log_limit_take(struct log_limit *l, int64_t now_ms, unsigned long *dropped) {
+    pthread_mutex_lock(&l->mu);
+    if (l->window_start_ms == 0 || now_ms - l->window_start_ms >= l->interval_ms) {
+        l->window_start_ms = now_ms;
+        l->used = 0;
+    }
+    bool ok = l->used < l->burst;
+    if (ok) {
+        l->used++;
+        *dropped = l->dropped;
+        l->dropped = 0;
+    } else {
+        l->dropped++;
+    }
+    pthread_mutex_unlock(&l->mu);
+    return ok;
+}
+
+int64_t log_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
