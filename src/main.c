@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     struct app app;
     memset(&app, 0, sizeof app);
     app_init(&app);
-    app.cfg = &cfg;
+    app_use_config(&app, &cfg);
     app.started_at = (int64_t)time(NULL);
     if (load_token("api-token-file", cfg.api_token_file, &app.api_token) != 0 ||
         load_token("admin-token-file", cfg.admin_token_file, &app.admin_token) != 0) {

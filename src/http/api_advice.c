@@ -46,7 +46,7 @@ static bool advise(struct request *req, struct response *resp, const struct api_
         return false;
     }
     const struct config *cfg = req->app ? req->app->cfg : NULL;
-    enum cost_config dflt = calc_default_config(cfg);
+    enum cost_config dflt = calc_default_config(req->app ? &req->app->calc : NULL);
     struct store_advice_data *d = NULL;
     enum err rc =
         store_advice_load(req->db, q->w.from, q->w.to, dflt, cfg ? cfg->cluster_id : NULL, &d);

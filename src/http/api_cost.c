@@ -52,7 +52,8 @@ bool api_calc_run(struct request *req, struct response *resp, const struct api_q
     }
     struct cost_query cq;
     fill_query(req, q, q->w.from, q->w.to, want_attempts, &cq);
-    enum err rc = calc_run(req->db, req->app ? req->app->cfg : NULL, load_from, load_to, &cq, out);
+    enum err rc =
+        calc_run(req->db, req->app ? &req->app->calc : NULL, load_from, load_to, &cq, out);
     return rc == ERR_OK ? true : failed(resp, rc);
 }
 

@@ -147,7 +147,7 @@ void api_tasks(struct request *req, struct response *resp) {
         return;
     }
     struct calc c;
-    enum err rc = calc_task_life(req->db, req->app ? req->app->cfg : NULL, q.w.from, q.w.to,
+    enum err rc = calc_task_life(req->db, req->app ? &req->app->calc : NULL, q.w.from, q.w.to,
                                  api_now(req), &c);
     if (rc != ERR_OK) {
         response_error(resp, rc == ERR_BUSY || rc == ERR_DB ? 503 : 500, "internal",
@@ -229,7 +229,7 @@ void api_task(struct request *req, struct response *resp) {
     struct calc c;
     memset(&c, 0, sizeof c);
     enum err rc = store_cost_load_task(
-        req->db, uid, calc_default_config(req->app ? req->app->cfg : NULL), &c.data);
+        req->db, uid, calc_default_config(req->app ? &req->app->calc : NULL), &c.data);
     if (rc != ERR_OK) {
         response_error(resp, 500, "database", "cannot read the task: %s", err_str(rc));
         return;

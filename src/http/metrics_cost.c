@@ -49,7 +49,7 @@ static enum err compute_week(struct request *req, int64_t start, int64_t now,
     q.to = start + WEEK;
     q.now = now;
     q.want_attempts = true;
-    enum err rc = calc_run(req->db, req->app ? req->app->cfg : NULL, start, start + WEEK, &q, &c);
+    enum err rc = calc_run(req->db, req->app ? &req->app->calc : NULL, start, start + WEEK, &q, &c);
     if (rc != ERR_OK)
         return rc;
     memset(out, 0, sizeof *out);
@@ -187,7 +187,7 @@ static void write_gauges(struct request *req, struct buf *b, int64_t now) {
     q.from = now - WEEK;
     q.to = now + 1;
     q.now = now;
-    enum err rc = calc_run(req->db, req->app ? req->app->cfg : NULL, q.from, q.to, &q, &c);
+    enum err rc = calc_run(req->db, req->app ? &req->app->calc : NULL, q.from, q.to, &q, &c);
     if (rc != ERR_OK) {
         log_msg(LOG_WARN, "metrics: 7-day figures failed: %s", err_str(rc));
         return;

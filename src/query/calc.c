@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "service/config.h"
 #include "base/xalloc.h"
+#include "model/settings.h"
 
-enum cost_config calc_default_config(const struct config *cfg) {
+enum cost_config calc_default_config(const struct calc_settings *cfg) {
     enum cost_config c = COST_FALLBACK;
     if (cfg && cfg->default_configuration)
         cost_config_parse(cfg->default_configuration, &c);
@@ -14,7 +14,7 @@ enum cost_config calc_default_config(const struct config *cfg) {
 }
 
 static void build_od(struct calc *c) {
-    size_t extra = c->cfg ? (size_t)c->cfg->n_on_demand_sizes : 0;
+    size_t extra = c->cfg ? c->cfg->n_on_demand_sizes : 0;
     c->od = xcalloc(extra + c->data->n_od_sizes + 1, sizeof *c->od);
     for (size_t i = 0; i < extra; i++) {
         const struct config_pair *p = &c->cfg->on_demand_sizes[i];
@@ -47,8 +47,8 @@ enum err calc_recompute(struct calc *c, const struct cost_query *q) {
     return ERR_OK;
 }
 
-enum err calc_run(struct store *db, const struct config *cfg, int64_t load_from, int64_t load_to,
-                  const struct cost_query *q, struct calc *out) {
+enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t load_from,
+                  int64_t load_to, const struct cost_query *q, struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
     enum err rc = store_cost_load(db, load_from, load_to, calc_default_config(cfg), &out->data);
@@ -74,7 +74,7 @@ static int64_t earliest_attempt(const struct cost_input *in, int64_t from) {
     return lo;
 }
 
-enum err calc_task_life(struct store *db, const struct config *cfg, int64_t from, int64_t to,
+enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
                         int64_t now, struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;

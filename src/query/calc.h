@@ -12,24 +12,24 @@
 #include "base/err.h"
 #include "store/store_cost.h"
 
-struct config;
+struct calc_settings;
 struct store;
 
 struct calc {
     struct store_cost_data *data;
     struct cost_result *res;
-    struct cost_od_size *od; /* owned; strings borrowed from data and config */
+    struct cost_od_size *od; /* owned; strings borrowed from data and settings */
     size_t n_od;
-    const struct config *cfg;
+    const struct calc_settings *cfg; /* NULL: every default */
 };
 
 /* The configuration of unlabelled Jobs (--default-configuration). */
-enum cost_config calc_default_config(const struct config *cfg);
+enum cost_config calc_default_config(const struct calc_settings *cfg);
 
 /* Loads rows for [load_from, load_to) and computes q (q->od_sizes is filled in).
  * On error *out is released. ERR_DB, ERR_BUSY, ERR_NOMEM, cost_compute's errors. */
-enum err calc_run(struct store *db, const struct config *cfg, int64_t load_from, int64_t load_to,
-                  const struct cost_query *q, struct calc *out);
+enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t load_from,
+                  int64_t load_to, const struct cost_query *q, struct calc *out);
 /* Recomputes loaded data for another query (a sub-window, other filters). */
 enum err calc_recompute(struct calc *c, const struct cost_query *q);
 
@@ -37,7 +37,7 @@ enum err calc_recompute(struct calc *c, const struct cost_query *q);
  * loads the window, widens the load to the earliest attempt of those tasks,
  * and computes with want_attempts over [earliest, max(to, now) + 1) without
  * filters (taskview applies them). */
-enum err calc_task_life(struct store *db, const struct config *cfg, int64_t from, int64_t to,
+enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
                         int64_t now, struct calc *out);
 
 void calc_release(struct calc *c);

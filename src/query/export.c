@@ -184,7 +184,7 @@ enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
 
 enum err export_build(struct store *db, struct app *app, enum export_kind kind, int64_t from,
                       int64_t to, const char *label, int64_t now, struct buf *out, int64_t *rows) {
-    const struct config *cfg = app ? app->cfg : NULL;
+    const struct calc_settings *cfg = app ? &app->calc : NULL;
     struct calc c;
     enum err rc;
     if (kind == EXPORT_SUMMARY) {

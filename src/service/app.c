@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include "service/config.h"
+
 void app_init(struct app *app) {
     pthread_mutex_init(&app->writer_lock, NULL);
     pthread_mutex_init(&app->wake_lock, NULL);
@@ -16,6 +18,15 @@ void app_init(struct app *app) {
     app->stopping = false;
     metrics_cache_init(&app->metrics);
     respcache_init(&app->responses);
+}
+
+void app_use_config(struct app *app, const struct config *cfg) {
+    app->cfg = cfg;
+    app->calc = (struct calc_settings){
+        .default_configuration = cfg->default_configuration,
+        .on_demand_sizes = cfg->on_demand_sizes,
+        .n_on_demand_sizes = (size_t)cfg->n_on_demand_sizes,
+    };
 }
 
 void app_release(struct app *app) {

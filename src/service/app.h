@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "http/metrics_cost.h"
+#include "model/settings.h"
 #include "query/respcache.h"
 
 struct config;
@@ -18,10 +19,11 @@ struct store;
 
 struct app {
     const struct config *cfg;
-    char *api_token;   /* read token; NULL = reads are open (loopback only) */
-    char *admin_token; /* admin token; NULL = admin routes refused */
-    bool do_enabled;   /* a DigitalOcean poller is running */
-    bool k8s_enabled;  /* a Kubernetes watcher is running */
+    struct calc_settings calc; /* filled from cfg by app_use_config */
+    char *api_token;           /* read token; NULL = reads are open (loopback only) */
+    char *admin_token;         /* admin token; NULL = admin routes refused */
+    bool do_enabled;           /* a DigitalOcean poller is running */
+    bool k8s_enabled;          /* a Kubernetes watcher is running */
     int64_t started_at;
     /* The single write connection (DESIGN.md "One writer"). Pollers and the
      * exporter hold writer_lock for the whole of each transaction. */
@@ -40,6 +42,10 @@ struct app {
     struct metrics_cache metrics; /* closed weeks' counters for /metrics */
     struct respcache responses;   /* closed windows' API bodies (respcache.h) */
 };
+
+/* Sets app->cfg and fills the settings the lower layers take from it (calc).
+ * Main thread, before any other thread starts; cfg must outlive app. */
+void app_use_config(struct app *app, const struct config *cfg);
 
 /* Registers fn(ctx) to be called by app_wake. Main thread, before the server. */
 void app_add_waker(struct app *app, void (*fn)(void *ctx), void *ctx);

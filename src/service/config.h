@@ -18,6 +18,7 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "model/settings.h"
 
 #define CONFIG_MAX_LIST 32
 
@@ -25,11 +26,6 @@ enum config_result {
     CONFIG_OK,   /* run the service */
     CONFIG_EXIT, /* --help or --version was asked: exit 0 */
     CONFIG_BAD,  /* invalid: print err, exit 2 */
-};
-
-struct config_pair {
-    char *key;
-    char *value;
 };
 
 struct config {

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "service/app.h"
 #include "service/config.h"
 
 static const char *fake_env[16][2];
@@ -86,6 +87,28 @@ static void test_flags_and_env(void **state) {
     assert_true(cfg.metrics_open);
     assert_true(cfg.do_token_from_env);
     assert_false(cfg.kube_in_cluster);
+    config_release(&cfg);
+}
+
+/* app_use_config hands query/ the cost flags as calc_settings (model/settings.h),
+ * so query/calc.c never reads struct config: the values are the flags' own. */
+static void test_app_use_config_fills_calc_settings(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    assert_int_equal(parse(&cfg, err, 6, "--default-configuration", "spot", "--on-demand-size",
+                           "gpu-h100x1-80gb-spot=gpu-h100x1-80gb", "--on-demand-size", "a-spot=a"),
+                     CONFIG_OK);
+    struct app app;
+    memset(&app, 0, sizeof app);
+    app_use_config(&app, &cfg);
+    assert_ptr_equal(app.cfg, &cfg);
+    assert_string_equal(app.calc.default_configuration, "spot");
+    assert_int_equal(app.calc.n_on_demand_sizes, 2);
+    assert_string_equal(app.calc.on_demand_sizes[0].key, "gpu-h100x1-80gb-spot");
+    assert_string_equal(app.calc.on_demand_sizes[0].value, "gpu-h100x1-80gb");
+    assert_string_equal(app.calc.on_demand_sizes[1].key, "a-spot");
+    assert_string_equal(app.calc.on_demand_sizes[1].value, "a");
     config_release(&cfg);
 }
 
@@ -211,6 +234,7 @@ int main(void) {
         cmocka_unit_test_setup(test_non_loopback_with_token, reset_env),
         cmocka_unit_test_setup(test_kube_required_unless_no_kube, reset_env),
         cmocka_unit_test_setup(test_secret_read, reset_env),
+        cmocka_unit_test_setup(test_app_use_config_fills_calc_settings, reset_env),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

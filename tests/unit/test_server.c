@@ -68,7 +68,7 @@ static int setup(void **state) {
     char err[256];
     if (config_parse(&f->cfg, 3, argv, no_env, err, sizeof err) != CONFIG_OK)
         return -1;
-    f->app.cfg = &f->cfg;
+    app_use_config(&f->app, &f->cfg);
     if (store_open(f->db, STORE_WRITER, &f->writer, NULL) != ERR_OK)
         return -1;
     struct server_options so = {.host = "127.0.0.1",
