@@ -1,0 +1,803 @@
+/* sim_oracle — see sim_oracle.h. Every loop here walks seconds or lists one by
+ * one; nothing is cached, sorted cleverly or shared with the cost engine. */
+#include "sim/sim_oracle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonw.h"
+#include "base/timeutil.h"
+#include "base/xalloc.h"
+
+__extension__ typedef __int128 i128;
+
+#define HOUR 3600
+#define CAP_SECONDS (672LL * HOUR)
+#define MIN_SECONDS 60
+#define MIN_AMOUNT 10000 /* $0.01 */
+
+enum kind { K_USEFUL, K_RESTORE, K_WASTED, K_RUNNING, K_N };
+
+/* Half away from zero: num / den with den > 0. */
+static int64_t round_div(i128 num, i128 den) {
+    if (num >= 0)
+        return (int64_t)((num + den / 2) / den);
+    return -(int64_t)((-num + den / 2) / den);
+}
+
+static int64_t min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+static bool in_window(int64_t t, int64_t from, int64_t to, int64_t now) {
+    return t != ORC_NEVER && t >= from && t < to && t <= now;
+}
+
+/* ---- labels and Spot ------------------------------------------------------ */
+
+/* Whether "k=v\n..." holds the line KEY=VALUE. */
+static bool labels_have(const char *labels, const struct orc_pair *want) {
+    if (!labels)
+        return false;
+    size_t kl = strlen(want->a), vl = strlen(want->b);
+    const char *p = labels;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == kl + 1 + vl && memcmp(p, want->a, kl) == 0 && p[kl] == '=' &&
+            memcmp(p + kl + 1, want->b, vl) == 0)
+            return true;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return false;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+bool orc_pool_is_spot(const struct orc_timeline *tl, int p) {
+    const struct orc_pool *pool = &tl->pools[p];
+    if (pool->size && ends_with(pool->size, "-spot"))
+        return true;
+    for (int i = 0; i < tl->nspot_pools; i++)
+        if (strcmp(tl->spot_pools[i], pool->id) == 0)
+            return true;
+    for (int l = 0; l < tl->nspot_labels; l++) {
+        if (labels_have(pool->labels, &tl->spot_labels[l]))
+            return true;
+        for (int n = 0; n < tl->nnodes; n++)
+            if (tl->nodes[n].pool == p && labels_have(tl->nodes[n].labels, &tl->spot_labels[l]))
+                return true;
+    }
+    return false;
+}
+
+/* ---- prices --------------------------------------------------------------- */
+
+/* The list price of `size` in force at t (the latest change at or before t); -1 none. */
+static int64_t price_at(const struct orc_timeline *tl, const char *size, int64_t t) {
+    int64_t best_from = INT64_MIN, price = -1;
+    for (int i = 0; i < tl->nprices; i++) {
+        const struct orc_price *p = &tl->prices[i];
+        if (strcmp(p->size, size) == 0 && p->from <= t && p->from >= best_from) {
+            best_from = p->from;
+            price = p->price_hourly;
+        }
+    }
+    return price;
+}
+
+static int size_gpus(const struct orc_timeline *tl, const char *slug) {
+    for (int i = 0; i < tl->nsizes; i++)
+        if (strcmp(tl->sizes[i].slug, slug) == 0)
+            return tl->sizes[i].gpus;
+    return -1;
+}
+
+/* ---- nodes: which seconds DigitalOcean charges ------------------------------ */
+
+static int64_t node_end(const struct orc_node *n, int64_t now) {
+    return min64(n->deleted_t, now);
+}
+
+/* Whether second s of node n is charged: inside [Ready, deletion) and among the
+ * first 672 billable hours of its calendar month (the node is billed in one
+ * contiguous interval, so those are the seconds before max(Ready, month start)
+ * + 672 h). `m` remembers the month of the last call (seconds are walked in order). */
+struct month {
+    int64_t lo, hi;
+};
+
+static bool charged(const struct orc_node *n, int64_t s, int64_t now, struct month *m) {
+    if (n->ready_t == ORC_NEVER || s < n->ready_t || s >= node_end(n, now))
+        return false;
+    if (s < m->lo || s >= m->hi) {
+        m->lo = timeutil_month_start(s);
+        m->hi = timeutil_next_month_start(s);
+    }
+    int64_t first = n->ready_t > m->lo ? n->ready_t : m->lo;
+    return s < first + CAP_SECONDS;
+}
+
+/* ---- tasks ---------------------------------------------------------------- */
+
+/* One task group: an Indexed Job's index (1 task) or a whole non-Indexed Job
+ * (completions tasks). Its pods in creation order. */
+struct group {
+    int job, index, ntasks;
+    int *pods;
+    int npods;
+    int64_t success_t, fail_t;
+};
+
+static int cmp_created(const struct orc_timeline *tl, int a, int b) {
+    const struct orc_pod *x = &tl->pods[a], *y = &tl->pods[b];
+    if (x->created_t != y->created_t)
+        return x->created_t < y->created_t ? -1 : 1;
+    return strcmp(x->uid, y->uid);
+}
+
+/* Insertion sort by creation: small lists, obvious. */
+static void sort_by_created(const struct orc_timeline *tl, int *v, int n) {
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && cmp_created(tl, v[k - 1], v[k]) > 0; k--) {
+            int t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+}
+
+struct podx {                   /* what the oracle derives per pod */
+    int64_t hold_from, hold_to; /* hold_to ORC_NEVER: still held at now */
+    bool held, winner, interrupted, duplicate;
+    int64_t lost_at;
+    enum kind kind;
+    int group;
+};
+
+static bool succeeded(const struct orc_pod *p, int64_t now) {
+    return p->fin_t != ORC_NEVER && p->fin_t <= now && p->exit_code == 0;
+}
+
+static bool disruption_reason(const char *r) {
+    static const char *const set[] = {"Evicted", "NodeLost", "Shutdown", "NodeShutdown",
+                                      "Terminated"};
+    if (!r)
+        return false;
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
+        if (strcmp(r, set[i]) == 0)
+            return true;
+    return false;
+}
+
+static void derive_pod(const struct orc_timeline *tl, int i, int64_t now, struct podx *x) {
+    const struct orc_pod *p = &tl->pods[i];
+    x->held = p->node >= 0 && p->sched_t != ORC_NEVER && p->sched_t <= now;
+    x->hold_from = p->sched_t;
+    int64_t end = ORC_NEVER;
+    if (x->held) {
+        end = min64(end, p->fin_t);
+        end = min64(end, p->removed_t);
+        end = min64(end, tl->nodes[p->node].deleted_t);
+        if (end > now)
+            end = ORC_NEVER;
+    }
+    x->hold_to = end;
+    x->lost_at = ORC_NEVER;
+    x->interrupted = false;
+    if (x->held && end != ORC_NEVER && !succeeded(p, now)) {
+        const struct orc_node *n = &tl->nodes[p->node];
+        bool node_gone = end == n->deleted_t;
+        if (p->disrupt_t <= now || disruption_reason(p->reason) || node_gone) {
+            x->interrupted = true;
+            int64_t lost = end;
+            lost = min64(lost, p->disrupt_t);
+            for (int s = 0; s < n->nspells; s++) {
+                const struct orc_spell *sp = &n->spells[s];
+                if (sp->from >= p->sched_t && sp->from <= end && sp->to >= end)
+                    lost = min64(lost, sp->from);
+            }
+            x->lost_at = lost;
+        }
+    }
+}
+
+/* The Kubernetes share numerator and the node denominator (DESIGN's share). */
+static void share_of(const struct orc_pod *p, const struct orc_node *n, int64_t *num,
+                     int64_t *den) {
+    if (n->gpus > 0) {
+        *den = n->gpus;
+        *num = p->gpu_req > n->gpus ? n->gpus : p->gpu_req;
+    } else {
+        *den = n->cpu_m > 0 ? n->cpu_m : 1;
+        *num = p->cpu_m > *den ? *den : p->cpu_m;
+    }
+}
+
+/* Largest remainder: parts of `amount` proportional to w[0..n) (sum > 0). */
+static void split(int64_t amount, const i128 *w, int n, int64_t *parts) {
+    i128 sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += w[i];
+    int64_t given = 0;
+    i128 rem[64];
+    for (int i = 0; i < n; i++) {
+        i128 q = (i128)amount * w[i];
+        parts[i] = (int64_t)(q / sum);
+        rem[i] = q % sum;
+        given += parts[i];
+    }
+    for (int64_t left = amount - given; left > 0; left--) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (w[i] > 0 && (best < 0 || rem[i] > rem[best]))
+                best = i;
+        parts[best]++;
+        rem[best] = -1;
+    }
+}
+
+static int64_t lcm64(int64_t a, int64_t b) {
+    int64_t x = a, y = b;
+    while (y) {
+        int64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
+enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, int64_t now,
+                     struct orc_result *r) {
+    memset(r, 0, sizeof *r);
+    if (from >= to)
+        return ERR_INVAL;
+    for (int i = 0; i < tl->nnodes; i++)
+        if (tl->nodes[i].pool < 0 || tl->nodes[i].pool >= tl->npools)
+            return ERR_INVAL;
+    for (int i = 0; i < tl->npods; i++) {
+        const struct orc_pod *p = &tl->pods[i];
+        if (p->job < 0 || p->job >= tl->njobs || p->node >= tl->nnodes)
+            return ERR_INVAL;
+        if (tl->jobs[p->job].indexed && (p->index < 0 || p->index >= tl->jobs[p->job].completions))
+            return ERR_INVAL;
+    }
+    r->from = from;
+    r->to = to;
+    r->now = now;
+    r->pools = xcalloc((size_t)tl->npools + 1, sizeof *r->pools);
+    r->nodes = xcalloc((size_t)tl->nnodes + 1, sizeof *r->nodes);
+    r->reclaims = xcalloc((size_t)tl->npools + 1, sizeof *r->reclaims);
+    for (int p = 0; p < tl->npools; p++)
+        r->pools[p].spot = orc_pool_is_spot(tl, p);
+
+    /* groups */
+    int ngroups = 0;
+    for (int j = 0; j < tl->njobs; j++)
+        ngroups += tl->jobs[j].indexed ? tl->jobs[j].completions : 1;
+    struct group *g = xcalloc((size_t)ngroups + 1, sizeof *g);
+    int *group_of_job = xcalloc((size_t)tl->njobs + 1, sizeof *group_of_job);
+    int gi = 0;
+    for (int j = 0; j < tl->njobs; j++) {
+        const struct orc_job *job = &tl->jobs[j];
+        group_of_job[j] = gi;
+        int n = job->indexed ? job->completions : 1;
+        for (int k = 0; k < n; k++, gi++) {
+            g[gi].job = j;
+            g[gi].index = job->indexed ? k : -1;
+            g[gi].ntasks = job->indexed ? 1 : job->completions;
+            g[gi].pods = xcalloc((size_t)tl->npods + 1, sizeof *g[gi].pods);
+            if (job->indexed) {
+                int64_t done = job->index_done_t ? job->index_done_t[k] : ORC_NEVER;
+                g[gi].success_t = done <= now ? done : ORC_NEVER;
+                g[gi].fail_t = g[gi].success_t == ORC_NEVER && job->failed_t <= now ? job->failed_t
+                                                                                    : ORC_NEVER;
+            } else {
+                g[gi].success_t = job->complete_t <= now ? job->complete_t : ORC_NEVER;
+                g[gi].fail_t = job->failed_t <= now ? job->failed_t : ORC_NEVER;
+            }
+        }
+    }
+    struct podx *px = xcalloc((size_t)tl->npods + 1, sizeof *px);
+    for (int i = 0; i < tl->npods; i++) {
+        const struct orc_pod *p = &tl->pods[i];
+        if (p->created_t > now)
+            continue;
+        int k = group_of_job[p->job] + (tl->jobs[p->job].indexed ? p->index : 0);
+        g[k].pods[g[k].npods++] = i;
+        px[i].group = k;
+        derive_pod(tl, i, now, &px[i]);
+    }
+
+    for (int k = 0; k < ngroups; k++) {
+        struct group *gr = &g[k];
+        enum orc_config c = tl->jobs[gr->job].config;
+        struct orc_config_result *cr = &r->cfg[c];
+        sort_by_created(tl, gr->pods, gr->npods);
+        if (in_window(gr->success_t, from, to, now))
+            cr->tasks_succeeded += gr->ntasks;
+        if (in_window(gr->fail_t, from, to, now))
+            cr->tasks_failed += gr->ntasks;
+        /* attempts and retries, at the pod's creation */
+        for (int a = 0; a < gr->npods; a++) {
+            int i = gr->pods[a];
+            if (in_window(tl->pods[i].created_t, from, to, now)) {
+                cr->attempts++;
+                if (a >= gr->ntasks)
+                    cr->retries++;
+            }
+        }
+        /* winners: the first ntasks pods to finish with exit 0 */
+        for (int w = 0; w < gr->ntasks; w++) {
+            int best = -1;
+            for (int a = 0; a < gr->npods; a++) {
+                int i = gr->pods[a];
+                const struct orc_pod *p = &tl->pods[i];
+                if (px[i].winner || !succeeded(p, now))
+                    continue;
+                if (best < 0 || p->fin_t < tl->pods[best].fin_t)
+                    best = i; /* creation order breaks ties */
+            }
+            if (best >= 0)
+                px[best].winner = true;
+        }
+        for (int a = 0; a < gr->npods; a++) {
+            int i = gr->pods[a];
+            if (px[i].winner && gr->fail_t == ORC_NEVER)
+                px[i].kind = K_USEFUL;
+            else if (px[i].held && px[i].hold_to == ORC_NEVER)
+                px[i].kind = K_RUNNING;
+            else
+                px[i].kind = K_WASTED;
+            if (px[i].interrupted && in_window(px[i].lost_at, from, to, now))
+                cr->interruptions++;
+        }
+        /* duplicates, second by second: at each second the held pods in order of
+         * scheduling; those beyond the group's ntasks are duplicates */
+        int64_t lo = ORC_NEVER, hi = 0;
+        for (int a = 0; a < gr->npods; a++) {
+            struct podx *x = &px[gr->pods[a]];
+            if (!x->held)
+                continue;
+            lo = min64(lo, x->hold_from);
+            int64_t e = x->hold_to == ORC_NEVER ? now : x->hold_to;
+            hi = e > hi ? e : hi;
+        }
+        for (int64_t s = lo; lo != ORC_NEVER && s < hi; s++) {
+            int before = 0;
+            for (int a = 0; a < gr->npods; a++) {
+                int i = gr->pods[a];
+                struct podx *x = &px[i];
+                int64_t e = x->hold_to == ORC_NEVER ? now : x->hold_to;
+                if (!x->held || s < x->hold_from || s >= e)
+                    continue;
+                /* how many held pods were scheduled before this one */
+                before = 0;
+                for (int b = 0; b < gr->npods; b++) {
+                    int o = gr->pods[b];
+                    struct podx *y = &px[o];
+                    int64_t ye = y->hold_to == ORC_NEVER ? now : y->hold_to;
+                    if (o == i || !y->held || s < y->hold_from || s >= ye)
+                        continue;
+                    if (y->hold_from < x->hold_from ||
+                        (y->hold_from == x->hold_from && cmp_created(tl, o, i) < 0))
+                        before++;
+                }
+                if (before >= gr->ntasks) {
+                    if (!x->duplicate && s >= from && s < to)
+                        cr->duplicates++;
+                    x->duplicate = true;
+                    if (s >= from && s < to)
+                        cr->duplicate_seconds++;
+                }
+            }
+        }
+        /* restore samples: an interrupted pod, the next pod of its group created
+         * after it, that one's first container start */
+        for (int a = 0; a + 1 < gr->npods; a++) {
+            int i = gr->pods[a];
+            if (!px[i].interrupted)
+                continue;
+            const struct orc_pod *next = &tl->pods[gr->pods[a + 1]];
+            if (next->start_t == ORC_NEVER || next->start_t > now)
+                continue;
+            if (!in_window(next->start_t, from, to, now))
+                continue;
+            cr->restore_samples++;
+            cr->restore_total +=
+                next->start_t - px[i].lost_at + (next->restore_s > 0 ? next->restore_s : 0);
+        }
+    }
+
+    /* money, node by node, second by second */
+    bool *pool_used = xcalloc((size_t)tl->npools + 1, sizeof *pool_used);
+    int64_t *alloc_pc = xcalloc((size_t)tl->npools * ORC_NCONFIG + 1, sizeof *alloc_pc);
+    int64_t *held_pc = xcalloc((size_t)tl->npools * ORC_NCONFIG + 1, sizeof *held_pc);
+    /* the pods each node ran */
+    int **on_node = xcalloc((size_t)tl->nnodes + 1, sizeof *on_node);
+    int *on_node_n = xcalloc((size_t)tl->nnodes + 1, sizeof *on_node_n);
+    for (int i = 0; i < tl->npods; i++) {
+        int n = tl->pods[i].node;
+        if (n < 0)
+            continue;
+        on_node[n] = xrealloc(on_node[n], (size_t)(on_node_n[n] + 1) * sizeof **on_node);
+        on_node[n][on_node_n[n]++] = i;
+    }
+    for (int n = 0; n < tl->nnodes; n++) {
+        const struct orc_node *node = &tl->nodes[n];
+        struct orc_node_result *nr = &r->nodes[n];
+        nr->rate = price_at(tl, tl->pools[node->pool].size, node->created_t);
+        if (nr->rate < 0)
+            nr->rate = 0;
+        if (node->ready_t == ORC_NEVER || node->ready_t > now)
+            continue; /* never Ready: never billed */
+        int64_t life = 0, win = 0;
+        struct month m = {0, 0};
+        for (int64_t s = node->ready_t; s < node_end(node, now); s++) {
+            if (!charged(node, s, now, &m))
+                continue;
+            life++;
+            if (s >= from && s < to)
+                win++;
+        }
+        /* node total in W: its charged seconds, plus the minimum's top-up in the
+         * window holding its billable start */
+        i128 num = (i128)win * nr->rate; /* µ$·s/h: divide by 3600 */
+        if (node->ready_t >= from && node->ready_t < to) {
+            i128 life_num = (i128)(life > MIN_SECONDS ? life : MIN_SECONDS) * nr->rate;
+            if (life_num < (i128)MIN_AMOUNT * HOUR)
+                life_num = (i128)MIN_AMOUNT * HOUR;
+            num += life_num - (i128)life * nr->rate;
+        }
+        nr->seconds = win;
+        nr->total = round_div(num, HOUR);
+        /* allocated: every pod held on it, every second */
+        i128 cls[ORC_NCONFIG * K_N];
+        memset(cls, 0, sizeof cls);
+        int64_t den = 0;
+        for (int q = 0; q < on_node_n[n]; q++) {
+            int i = on_node[n][q];
+            const struct orc_pod *p = &tl->pods[i];
+            struct podx *x = &px[i];
+            if (!x->held || p->created_t > now)
+                continue;
+            enum orc_config c = tl->jobs[p->job].config;
+            int64_t sn, sd;
+            share_of(p, node, &sn, &sd);
+            den = sd;
+            int64_t e = x->hold_to == ORC_NEVER ? now : x->hold_to;
+            for (int64_t s = x->hold_from; s < e; s++) {
+                if (s < from || s >= to)
+                    continue;
+                held_pc[node->pool * ORC_NCONFIG + c]++;
+                pool_used[node->pool] = true;
+                if (!charged(node, s, now, &m))
+                    continue;
+                enum kind k = x->kind;
+                if (k == K_USEFUL && p->restore_s > 0 && p->start_t != ORC_NEVER &&
+                    s >= p->start_t && s < p->start_t + p->restore_s)
+                    k = K_RESTORE;
+                cls[c * K_N + k] += (i128)sn * nr->rate;
+            }
+        }
+        i128 sum = 0;
+        for (int k = 0; k < ORC_NCONFIG * K_N; k++)
+            sum += cls[k];
+        if (sum > 0) {
+            nr->allocated = round_div(sum, (i128)HOUR * den);
+            int64_t parts[ORC_NCONFIG * K_N];
+            split(nr->allocated, cls, ORC_NCONFIG * K_N, parts);
+            for (int c = 0; c < ORC_NCONFIG; c++) {
+                struct orc_config_result *cr = &r->cfg[c];
+                cr->useful += parts[c * K_N + K_USEFUL];
+                cr->restore += parts[c * K_N + K_RESTORE];
+                cr->wasted += parts[c * K_N + K_WASTED];
+                cr->running += parts[c * K_N + K_RUNNING];
+                for (int k = 0; k < K_N; k++)
+                    alloc_pc[node->pool * ORC_NCONFIG + c] += parts[c * K_N + k];
+            }
+        }
+        nr->idle = nr->total - nr->allocated;
+        struct orc_pool_result *pr = &r->pools[node->pool];
+        if (win > 0)
+            pr->nodes++;
+        pr->seconds += win;
+        pr->total += nr->total;
+        pr->allocated += nr->allocated;
+        pr->idle += nr->idle;
+    }
+    /* pools: idle to the configurations that used the pool, by allocated cost,
+     * else by held seconds; a pool nobody used keeps it unattributed */
+    for (int p = 0; p < tl->npools; p++) {
+        struct orc_pool_result *pr = &r->pools[p];
+        i128 w[ORC_NCONFIG];
+        i128 sum = 0;
+        for (int c = 0; c < ORC_NCONFIG; c++)
+            sum += w[c] = alloc_pc[p * ORC_NCONFIG + c];
+        if (sum == 0)
+            for (int c = 0; c < ORC_NCONFIG; c++)
+                sum += w[c] = held_pc[p * ORC_NCONFIG + c];
+        if (sum == 0 || !pool_used[p]) {
+            pr->unattributed = pr->idle;
+        } else {
+            int64_t parts[ORC_NCONFIG];
+            split(pr->idle, w, ORC_NCONFIG, parts);
+            for (int c = 0; c < ORC_NCONFIG; c++)
+                r->cfg[c].idle += parts[c];
+        }
+        r->nodes_total += pr->total;
+        r->allocated_total += pr->allocated;
+        r->idle_total += pr->idle;
+        r->unattributed_total += pr->unattributed;
+    }
+    for (int c = 0; c < ORC_NCONFIG; c++) {
+        struct orc_config_result *cr = &r->cfg[c];
+        cr->allocated = cr->useful + cr->restore + cr->wasted + cr->running;
+        cr->cost = cr->allocated + cr->idle;
+        cr->cost_per_task =
+            cr->tasks_succeeded > 0 ? round_div(cr->cost, cr->tasks_succeeded) : ORC_NEVER;
+    }
+
+    /* counterfactual On-Demand: successful spot/fallback tasks of W, work x GPUs
+     * requested x the per-GPU On-Demand rate in force when the winner ran */
+    int fallback_pool = -1;
+    for (int p = 0; p < tl->npools; p++) {
+        if (r->pools[p].spot || size_gpus(tl, tl->pools[p].size) <= 0)
+            continue;
+        if (fallback_pool < 0 || held_pc[p * ORC_NCONFIG + ORC_FALLBACK] >
+                                     held_pc[fallback_pool * ORC_NCONFIG + ORC_FALLBACK])
+            fallback_pool = p;
+    }
+    int64_t L = 1;
+    for (int i = 0; i < tl->nsizes; i++)
+        if (tl->sizes[i].gpus > 0)
+            L = lcm64(L, tl->sizes[i].gpus);
+    i128 cf_num = 0; /* µ$ x 3600 x L */
+    for (int k = 0; k < ngroups; k++) {
+        struct group *gr = &g[k];
+        enum orc_config c = tl->jobs[gr->job].config;
+        if (c == ORC_ON_DEMAND || !in_window(gr->success_t, from, to, now))
+            continue;
+        int won = 0;
+        for (int a = 0; a < gr->npods; a++) {
+            int i = gr->pods[a];
+            if (!px[i].winner)
+                continue;
+            won++;
+            const struct orc_pod *p = &tl->pods[i];
+            r->cf_tasks++;
+            int pool = p->node >= 0 ? tl->nodes[p->node].pool : -1;
+            const char *size = pool >= 0 ? tl->pools[pool].size : NULL;
+            const char *od = NULL;
+            char stripped[128];
+            if (size && !r->pools[pool].spot) {
+                od = size;
+            } else if (size) {
+                for (int m = 0; m < tl->nod_sizes && !od; m++)
+                    if (strcmp(tl->od_sizes[m].a, size) == 0)
+                        od = tl->od_sizes[m].b;
+                if (!od && ends_with(size, "-spot") && strlen(size) < sizeof stripped) {
+                    memcpy(stripped, size, strlen(size) - 5);
+                    stripped[strlen(size) - 5] = '\0';
+                    if (size_gpus(tl, stripped) > 0)
+                        od = stripped;
+                }
+                if (!od && fallback_pool >= 0)
+                    od = tl->pools[fallback_pool].size;
+            }
+            int gpus = od ? size_gpus(tl, od) : -1;
+            int64_t price = od && p->start_t != ORC_NEVER ? price_at(tl, od, p->start_t) : -1;
+            if (gpus <= 0 || price < 0) {
+                r->cf_unpriced++;
+                continue;
+            }
+            int64_t work = p->work_s >= 0 ? p->work_s : px[i].hold_to - p->start_t;
+            r->cf_priced++;
+            r->cf_work_seconds += work;
+            cf_num += (i128)work * p->gpu_req * price * (L / gpus);
+        }
+        /* a success whose winner the record does not show cannot be priced */
+        for (; won < gr->ntasks; won++) {
+            r->cf_tasks++;
+            r->cf_unpriced++;
+        }
+    }
+    r->cf_cost = round_div(cf_num, (i128)HOUR * L);
+    r->cf_per_task = r->cf_priced > 0 ? round_div(r->cf_cost, r->cf_priced) : ORC_NEVER;
+
+    /* reclaims: Spot pools gone in W */
+    for (int p = 0; p < tl->npools; p++) {
+        const struct orc_pool *pool = &tl->pools[p];
+        if (!r->pools[p].spot || !in_window(pool->gone_t, from, to, now))
+            continue;
+        struct orc_reclaim *rc = &r->reclaims[r->nreclaims++];
+        rc->pool = p;
+        rc->gone_t = pool->gone_t;
+        rc->signal_t = pool->signal_t <= pool->gone_t ? pool->signal_t : pool->gone_t;
+        rc->replacement_ready_t = ORC_NEVER;
+        for (int n = 0; n < tl->nnodes; n++) {
+            const struct orc_node *node = &tl->nodes[n];
+            if (r->pools[node->pool].spot || node->gpus <= 0 || node->ready_t > now)
+                continue;
+            if (node->ready_t >= rc->signal_t)
+                rc->replacement_ready_t = min64(rc->replacement_ready_t, node->ready_t);
+        }
+        rc->resumed_t = ORC_NEVER;
+        for (int k = 0; k < ngroups; k++)
+            for (int a = 0; a + 1 < g[k].npods; a++) {
+                int i = g[k].pods[a];
+                const struct orc_pod *pd = &tl->pods[i];
+                if (!px[i].interrupted || tl->nodes[pd->node].pool != p ||
+                    px[i].lost_at < rc->signal_t)
+                    continue;
+                const struct orc_pod *next = &tl->pods[g[k].pods[a + 1]];
+                if (next->start_t <= now)
+                    rc->resumed_t = min64(rc->resumed_t, next->start_t);
+            }
+        rc->replacement_delay = rc->replacement_ready_t == ORC_NEVER
+                                    ? ORC_NEVER
+                                    : rc->replacement_ready_t - rc->signal_t;
+        rc->return_to_work = rc->resumed_t == ORC_NEVER ? ORC_NEVER : rc->resumed_t - rc->signal_t;
+    }
+
+    for (int k = 0; k < ngroups; k++)
+        free(g[k].pods);
+    free(g);
+    free(group_of_job);
+    free(px);
+    free(pool_used);
+    for (int n = 0; n < tl->nnodes; n++)
+        free(on_node[n]);
+    free(on_node);
+    free(on_node_n);
+    free(alloc_pc);
+    free(held_pc);
+    return ERR_OK;
+}
+
+void orc_result_release(struct orc_result *r) {
+    free(r->pools);
+    free(r->nodes);
+    free(r->reclaims);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void kmoney_or_null(struct jsonw *j, const char *key, int64_t v) {
+    jsonw_key(j, key);
+    if (v == ORC_NEVER)
+        jsonw_null(j);
+    else
+        jsonw_money(j, v);
+}
+
+static void kint_or_null(struct jsonw *j, const char *key, int64_t v) {
+    jsonw_key(j, key);
+    if (v == ORC_NEVER)
+        jsonw_null(j);
+    else
+        jsonw_int(j, v);
+}
+
+static void ktime_or_null(struct jsonw *j, const char *key, int64_t v) {
+    jsonw_key(j, key);
+    if (v == ORC_NEVER)
+        jsonw_null(j);
+    else
+        jsonw_time(j, v);
+}
+
+enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result *r,
+                         struct buf *out) {
+    static const char *const names[ORC_NCONFIG] = {"spot", "fallback", "on-demand"};
+    struct jsonw j;
+    jsonw_init(&j, out);
+    jsonw_obj(&j);
+    jsonw_key(&j, "window");
+    jsonw_obj(&j);
+    jsonw_ktime(&j, "from", r->from);
+    jsonw_ktime(&j, "to", r->to);
+    jsonw_obj_end(&j);
+    jsonw_ktime(&j, "now", r->now);
+    jsonw_key(&j, "configurations");
+    jsonw_arr(&j);
+    for (int c = 0; c < ORC_NCONFIG; c++) {
+        const struct orc_config_result *cr = &r->cfg[c];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "configuration", names[c]);
+        jsonw_kstr(&j, "basis", "measured");
+        jsonw_kint(&j, "tasks_succeeded", cr->tasks_succeeded);
+        jsonw_kint(&j, "tasks_failed", cr->tasks_failed);
+        jsonw_kint(&j, "attempts", cr->attempts);
+        jsonw_kint(&j, "retries", cr->retries);
+        jsonw_kint(&j, "interruptions", cr->interruptions);
+        jsonw_kint(&j, "duplicates", cr->duplicates);
+        jsonw_kint(&j, "duplicate_seconds", cr->duplicate_seconds);
+        jsonw_kmoney(&j, "cost", cr->cost);
+        kmoney_or_null(&j, "cost_per_successful_task", cr->cost_per_task);
+        jsonw_kmoney(&j, "allocated_cost", cr->allocated);
+        jsonw_kmoney(&j, "useful_cost", cr->useful);
+        jsonw_kmoney(&j, "restore_cost", cr->restore);
+        jsonw_kmoney(&j, "wasted_cost", cr->wasted);
+        jsonw_kmoney(&j, "running_cost", cr->running);
+        jsonw_kmoney(&j, "idle_cost", cr->idle);
+        jsonw_key(&j, "restore_seconds");
+        jsonw_obj(&j);
+        jsonw_kint(&j, "samples", cr->restore_samples);
+        jsonw_kint(&j, "total", cr->restore_total);
+        jsonw_obj_end(&j);
+        jsonw_obj_end(&j);
+    }
+    jsonw_obj(&j);
+    jsonw_kstr(&j, "configuration", "on-demand");
+    jsonw_kstr(&j, "basis", "counterfactual");
+    jsonw_kint(&j, "tasks_succeeded", r->cf_tasks);
+    jsonw_kint(&j, "tasks_priced", r->cf_priced);
+    jsonw_kint(&j, "tasks_unpriced", r->cf_unpriced);
+    jsonw_kint(&j, "work_seconds", r->cf_work_seconds);
+    jsonw_kmoney(&j, "cost", r->cf_cost);
+    kmoney_or_null(&j, "cost_per_successful_task", r->cf_per_task);
+    jsonw_obj_end(&j);
+    jsonw_arr_end(&j);
+    jsonw_kmoney(&j, "nodes_total_cost", r->nodes_total);
+    jsonw_kmoney(&j, "allocated_cost", r->allocated_total);
+    jsonw_kmoney(&j, "idle_cost", r->idle_total);
+    jsonw_kmoney(&j, "unattributed_idle_cost", r->unattributed_total);
+    jsonw_key(&j, "pools");
+    jsonw_arr(&j);
+    for (int p = 0; p < tl->npools; p++) {
+        const struct orc_pool_result *pr = &r->pools[p];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "pool_id", tl->pools[p].id);
+        jsonw_kstr(&j, "pool", tl->pools[p].name);
+        jsonw_kstr(&j, "size", tl->pools[p].size);
+        jsonw_kstr(&j, "capacity_type", pr->spot ? "spot" : "on-demand");
+        jsonw_kint(&j, "nodes", pr->nodes);
+        jsonw_kint(&j, "node_seconds", pr->seconds);
+        jsonw_kmoney(&j, "cost", pr->total);
+        jsonw_kmoney(&j, "allocated_cost", pr->allocated);
+        jsonw_kmoney(&j, "idle_cost", pr->idle);
+        jsonw_kmoney(&j, "unattributed_idle_cost", pr->unattributed);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    jsonw_key(&j, "nodes");
+    jsonw_arr(&j);
+    for (int n = 0; n < tl->nnodes; n++) {
+        const struct orc_node_result *nr = &r->nodes[n];
+        if (nr->seconds == 0 && nr->total == 0)
+            continue;
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "name", tl->nodes[n].name);
+        jsonw_kstr(&j, "pool_id", tl->pools[tl->nodes[n].pool].id);
+        jsonw_kmoney(&j, "price_hourly", nr->rate);
+        jsonw_kint(&j, "billable_seconds", nr->seconds);
+        jsonw_kmoney(&j, "cost", nr->total);
+        jsonw_kmoney(&j, "allocated_cost", nr->allocated);
+        jsonw_kmoney(&j, "idle_cost", nr->idle);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    jsonw_key(&j, "reclaims");
+    jsonw_arr(&j);
+    for (int i = 0; i < r->nreclaims; i++) {
+        const struct orc_reclaim *rc = &r->reclaims[i];
+        jsonw_obj(&j);
+        jsonw_kstr(&j, "pool_id", tl->pools[rc->pool].id);
+        ktime_or_null(&j, "first_signal_at", rc->signal_t);
+        ktime_or_null(&j, "gone_at", rc->gone_t);
+        ktime_or_null(&j, "fallback_ready_at", rc->replacement_ready_t);
+        ktime_or_null(&j, "first_resumed_at", rc->resumed_t);
+        kint_or_null(&j, "replacement_delay_seconds", rc->replacement_delay);
+        kint_or_null(&j, "return_to_useful_work_seconds", rc->return_to_work);
+        jsonw_obj_end(&j);
+    }
+    jsonw_arr_end(&j);
+    jsonw_obj_end(&j);
+    return j.rc;
+}

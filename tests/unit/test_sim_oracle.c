@@ -1,0 +1,385 @@
+/* sim_oracle: the independent oracle on hand-computed cases (docs/oracle.md).
+ * Every expected figure is arithmetic shown next to it, never the engine's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/timeutil.h"
+#include "sim/sim_oracle.h"
+
+#define N ORC_NEVER
+
+static struct orc_pod pod(const char *uid, int job, int node, int64_t sched, int64_t start,
+                          int64_t fin, int exit_code) {
+    return (struct orc_pod){.uid = uid,
+                            .job = job,
+                            .index = -1,
+                            .node = node,
+                            .gpu_req = 1,
+                            .cpu_m = 1000,
+                            .created_t = sched == N ? 0 : sched,
+                            .sched_t = sched,
+                            .start_t = start,
+                            .fin_t = fin,
+                            .exit_code = exit_code,
+                            .delreq_t = N,
+                            .removed_t = N,
+                            .disrupt_t = N,
+                            .work_s = -1,
+                            .restore_s = -1,
+                            .checkpoint_s = -1};
+}
+
+static struct orc_node node(const char *name, int pool, int gpus, int64_t ready, int64_t del) {
+    return (struct orc_node){.name = name,
+                             .pool = pool,
+                             .gpus = gpus,
+                             .cpu_m = 8000,
+                             .created_t = ready,
+                             .ready_t = ready,
+                             .deleted_t = del};
+}
+
+static struct orc_job job(const char *uid, enum orc_config c, int64_t complete) {
+    return (struct orc_job){.uid = uid,
+                            .name = uid,
+                            .config = c,
+                            .completions = 1,
+                            .complete_t = complete,
+                            .failed_t = N};
+}
+
+static const struct orc_size sizes[] = {
+    {"gpu-x-spot", 1}, {"gpu-x", 1}, {"cpu", 0}, {"gpu-l40sx1", 1}, {"gpu-l40sx8", 8}};
+
+/* DESIGN.md's worked example, as docs/cost-model.md repeats it. */
+static void test_worked_example(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"gpu-x-spot", 0, 1800000}, {"gpu-x", 0, 3600000}};
+    struct orc_pool pools[] = {{"p-s", "spot", "gpu-x-spot", NULL, 0, N, N},
+                               {"p-f", "fallback", "gpu-x", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("S", 0, 1, 0, 7200), node("F", 1, 1, 0, 10800)};
+    struct orc_job jobs[] = {job("J1", ORC_FALLBACK, 3660), job("J2", ORC_FALLBACK, 9000),
+                             job("J3", ORC_FALLBACK, 3660)};
+    struct orc_pod pods[] = {pod("a1", 0, 0, 0, 60, 3660, 0), pod("a2", 1, 0, 3700, 3760, N, 0),
+                             pod("a3", 1, 1, 7260, 7320, 9000, 0),
+                             pod("a4", 2, 1, 60, 60, 3660, 0)};
+    pods[2].created_t = 7201;
+    pods[2].restore_s = 120;
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 2,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 2,
+                              .nodes = nodes,
+                              .nnodes = 2,
+                              .jobs = jobs,
+                              .njobs = 3,
+                              .pods = pods,
+                              .npods = 4};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 10800, 10800, &r), ERR_OK);
+    /* nodes: S 7200 s x $0.0005 = $3.60; F 10800 s x $0.001 = $10.80 */
+    assert_int_equal(r.nodes[0].total, 3600000);
+    assert_int_equal(r.nodes[1].total, 10800000);
+    assert_int_equal(r.nodes_total, 14400000);
+    /* allocated 1.83 + 1.75 + 1.74 + 3.60 = 8.92; idle 14.40 - 8.92 = 5.48 */
+    assert_int_equal(r.allocated_total, 8920000);
+    assert_int_equal(r.idle_total, 5480000);
+    assert_int_equal(r.nodes[0].idle, 20000); /* S: 40 s x $0.0005 */
+    const struct orc_config_result *f = &r.cfg[ORC_FALLBACK];
+    assert_int_equal(f->tasks_succeeded, 3);
+    assert_int_equal(f->attempts, 4);
+    assert_int_equal(f->retries, 1);
+    assert_int_equal(f->interruptions, 1);
+    assert_int_equal(f->duplicates, 0);
+    assert_int_equal(f->wasted, 1750000); /* 3500 s x $0.0005 */
+    /* restore: a3's first 120 s after its start, at $0.001/s */
+    assert_int_equal(f->restore, 120000);
+    assert_int_equal(f->useful, 1830000 + 1740000 - 120000 + 3600000);
+    assert_int_equal(f->cost, 14400000);
+    assert_int_equal(f->cost_per_task, 4800000); /* $14.40 / 3 */
+    /* restore time of J2: (7320 - 7200) + 120 */
+    assert_int_equal(f->restore_samples, 1);
+    assert_int_equal(f->restore_total, 240);
+    /* counterfactual: (3600 + 1680 + 3600) s x $0.001 = $8.88; / 3 = $2.96 */
+    assert_int_equal(r.cf_tasks, 3);
+    assert_int_equal(r.cf_priced, 3);
+    assert_int_equal(r.cf_work_seconds, 8880);
+    assert_int_equal(r.cf_cost, 8880000);
+    assert_int_equal(r.cf_per_task, 2960000);
+    assert_int_equal(r.unattributed_total, 0);
+    orc_result_release(&r);
+}
+
+/* A partitioned kubelet: the original keeps running past its deletion request
+ * (deletionTimestamp) and finishes first; it is the winner, the replacement a
+ * duplicate for the 430 s both held a GPU. */
+static void test_partition_original_finishes_first(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"gpu-x", 0, 3600000}};
+    struct orc_pool pools[] = {{"p", "fallback", "gpu-x", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("A", 0, 1, 0, N), node("B", 0, 1, 0, N)};
+    nodes[0].spells[0] = (struct orc_spell){100, 400};
+    nodes[0].nspells = 1;
+    struct orc_job jobs[] = {job("J", ORC_FALLBACK, 600)};
+    struct orc_pod pods[] = {pod("p1", 0, 0, 0, 0, 600, 0), pod("p2", 0, 1, 170, 175, 610, 143)};
+    pods[0].delreq_t = 160; /* deletionTimestamp would say 190: not an end */
+    pods[0].removed_t = 601;
+    pods[1].created_t = 161;
+    pods[1].reason = "Error";
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 1,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 1,
+                              .nodes = nodes,
+                              .nnodes = 2,
+                              .jobs = jobs,
+                              .njobs = 1,
+                              .pods = pods,
+                              .npods = 2};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 1200, 1200, &r), ERR_OK);
+    const struct orc_config_result *f = &r.cfg[ORC_FALLBACK];
+    assert_int_equal(f->useful, 600000); /* p1 holds 0..600 at $0.001/s */
+    assert_int_equal(f->wasted, 440000); /* p2 holds 170..610 */
+    assert_int_equal(f->duplicates, 1);
+    assert_int_equal(f->duplicate_seconds, 430); /* 170..600 */
+    assert_int_equal(f->interruptions, 0);
+    assert_int_equal(f->retries, 1);
+    assert_int_equal(r.nodes_total, 2400000); /* 2 x 1200 s x $0.001 */
+    assert_int_equal(f->cost, 2400000);
+    assert_int_equal(f->cost_per_task, 2400000);
+    orc_result_release(&r);
+}
+
+/* CPU-only pods on GPU nodes have share 0; a GPU pool used only by them splits
+ * its idle by held seconds (decisions.md 1). */
+static void test_cpu_pods_on_gpu_nodes(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"gpu-x", 0, 3600000}, {"gpu-x-spot", 0, 1800000}};
+    struct orc_pool pools[] = {{"p1", "a", "gpu-x", NULL, 0, N, N},
+                               {"p2", "b", "gpu-x-spot", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("G", 0, 1, 0, 3600), node("H", 1, 1, 0, 3600)};
+    struct orc_job jobs[] = {job("a", ORC_FALLBACK, 3600), job("b", ORC_ON_DEMAND, 3600),
+                             job("c", ORC_ON_DEMAND, 1800), job("d", ORC_SPOT, 3600)};
+    struct orc_pod pods[] = {pod("a", 0, 0, 0, 0, 3600, 0), pod("b", 1, 0, 0, 0, 3600, 0),
+                             pod("c", 2, 1, 0, 0, 1800, 0), pod("d", 3, 1, 0, 0, 3600, 0)};
+    pods[1].gpu_req = pods[2].gpu_req = pods[3].gpu_req = 0;
+    pods[1].cpu_m = 4000;
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 2,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 2,
+                              .nodes = nodes,
+                              .nnodes = 2,
+                              .jobs = jobs,
+                              .njobs = 4,
+                              .pods = pods,
+                              .npods = 4};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 3600, 3600, &r), ERR_OK);
+    assert_int_equal(r.cfg[ORC_FALLBACK].cost, 3600000); /* the GPU pod: all of G */
+    /* H: $1.80 idle; on-demand held 1800 s, spot 3600 s -> 0.60 / 1.20 */
+    assert_int_equal(r.cfg[ORC_ON_DEMAND].cost, 600000);
+    assert_int_equal(r.cfg[ORC_SPOT].cost, 1200000);
+    assert_int_equal(r.unattributed_total, 0);
+    orc_result_release(&r);
+}
+
+/* 672 h per calendar month: March 2027 has 744 h; the last 72 h are free, and a
+ * pod there costs $0; the used pool's idle still goes to its configuration. */
+static void test_month_cap(void **state) {
+    (void)state;
+    int64_t m = timeutil_days_from_civil(2027, 3, 1) * 86400;
+    int64_t e = timeutil_days_from_civil(2027, 4, 1) * 86400;
+    struct orc_price prices[] = {{"gpu-x-spot", 0, 1000000}};
+    struct orc_pool pools[] = {{"p", "s", "gpu-x-spot", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("S", 0, 1, m, e)};
+    struct orc_job jobs[] = {job("a", ORC_SPOT, m + 36000), job("b", ORC_SPOT, m + 710 * 3600)};
+    struct orc_pod pods[] = {pod("a", 0, 0, m, m, m + 36000, 0),
+                             pod("b", 1, 0, m + 700 * 3600, m + 700 * 3600, m + 710 * 3600, 0)};
+    pods[0].created_t = m;
+    pods[1].created_t = m + 700 * 3600;
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 1,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 1,
+                              .nodes = nodes,
+                              .nnodes = 1,
+                              .jobs = jobs,
+                              .njobs = 2,
+                              .pods = pods,
+                              .npods = 2};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, m, e, e, &r), ERR_OK);
+    assert_int_equal(r.nodes[0].seconds, 672 * 3600);
+    assert_int_equal(r.nodes_total, 672000000);         /* 672 h x $1 */
+    assert_int_equal(r.cfg[ORC_SPOT].useful, 10000000); /* a: 10 h; b: free hours */
+    assert_int_equal(r.cfg[ORC_SPOT].cost, 672000000);  /* idle $662 is spot's */
+    assert_int_equal(r.cfg[ORC_SPOT].cost_per_task, 336000000);
+    assert_int_equal(r.unattributed_total, 0);
+    orc_result_release(&r);
+}
+
+/* One rule for a node's billed amount: rate x max(60 s, seconds), at least $0.01. */
+static void test_minimum_charge(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"cpu", 0, 18000}, {"gpu-x", 0, 3600000}};
+    struct orc_pool pools[] = {{"p", "sys", "cpu", NULL, 0, N, N},
+                               {"q", "g", "gpu-x", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("C", 0, 0, 0, 30), node("G", 1, 1, 0, 30),
+                               node("never-ready", 1, 1, 0, 500)};
+    nodes[2].ready_t = N;
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 2,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 2,
+                              .nodes = nodes,
+                              .nnodes = 3};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 3600, 3600, &r), ERR_OK);
+    assert_int_equal(r.nodes[0].total, 10000); /* 60 s x $0.000005 = $0.0003 < $0.01 */
+    assert_int_equal(r.nodes[1].total, 60000); /* 60 s x $0.001 */
+    assert_int_equal(r.nodes[2].total, 0);     /* never Ready: never billed */
+    assert_int_equal(r.unattributed_total, 70000);
+    orc_result_release(&r);
+}
+
+/* A Spot pool known only by its label; --on-demand-size to an 8-GPU size (per-GPU
+ * rate); the list price doubles mid-week: each task at the price of its run. */
+static void test_label_spot_od_size_price_change(void **state) {
+    (void)state;
+    struct orc_price prices[] = {
+        {"gpu-l40sx1", 0, 500000}, {"gpu-l40sx8", 0, 8000000}, {"gpu-l40sx8", 10000, 16000000}};
+    struct orc_pool pools[] = {{"p", "l40", "gpu-l40sx1", "gpu-pool-type=spot\n", 0, N, N}};
+    struct orc_node nodes[] = {node("L", 0, 1, 0, N)};
+    struct orc_job jobs[] = {job("a", ORC_SPOT, 3600), job("b", ORC_SPOT, 23600)};
+    struct orc_pod pods[] = {pod("a", 0, 0, 0, 0, 3600, 0), pod("b", 1, 0, 20000, 20000, 23600, 0)};
+    const struct orc_pair labels[] = {{"gpu-pool-type", "spot"}};
+    const struct orc_pair od[] = {{"gpu-l40sx1", "gpu-l40sx8"}};
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 3,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 1,
+                              .nodes = nodes,
+                              .nnodes = 1,
+                              .jobs = jobs,
+                              .njobs = 2,
+                              .pods = pods,
+                              .npods = 2,
+                              .spot_labels = labels,
+                              .nspot_labels = 1,
+                              .od_sizes = od,
+                              .nod_sizes = 1};
+    assert_true(orc_pool_is_spot(&tl, 0));
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 30000, 30000, &r), ERR_OK);
+    /* a: 3600 s x 1 GPU x $8/h / 8 = $1; b: 3600 s x $16/h / 8 = $2 */
+    assert_int_equal(r.cf_cost, 3000000);
+    assert_int_equal(r.cf_per_task, 1500000);
+    /* the node's own rate is locked when it was created: $0.50/h x 30000 s */
+    assert_int_equal(r.nodes_total, 4166667);
+    orc_result_release(&r);
+}
+
+/* A non-Indexed Job with completions 2 is 2 tasks: the first 2 pods to succeed
+ * win; the third pod is a retry, and a duplicate while 3 pods were held. */
+static void test_n_completions(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"gpu-x", 0, 3600000}};
+    struct orc_pool pools[] = {{"p", "f", "gpu-x", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("A", 0, 1, 0, N), node("B", 0, 1, 0, N), node("C", 0, 1, 0, N)};
+    struct orc_job jobs[] = {job("J", ORC_FALLBACK, 120)};
+    jobs[0].completions = 2;
+    struct orc_pod pods[] = {pod("q1", 0, 0, 0, 0, 100, 0), pod("q2", 0, 1, 0, 0, 150, 0),
+                             pod("q3", 0, 2, 0, 0, 120, 0)};
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 1,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 1,
+                              .nodes = nodes,
+                              .nnodes = 3,
+                              .jobs = jobs,
+                              .njobs = 1,
+                              .pods = pods,
+                              .npods = 3};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 200, 200, &r), ERR_OK);
+    const struct orc_config_result *f = &r.cfg[ORC_FALLBACK];
+    assert_int_equal(f->tasks_succeeded, 2);
+    assert_int_equal(f->retries, 1);
+    assert_int_equal(f->useful, 220000); /* q1 100 s + q3 120 s */
+    assert_int_equal(f->wasted, 150000); /* q2 finished last: not a winner */
+    assert_int_equal(f->duplicates, 1);  /* q3, while q1 and q2 ran: 0..100 */
+    assert_int_equal(f->duplicate_seconds, 100);
+    orc_result_release(&r);
+}
+
+/* Repeated NotReady blips: the loss happened in the last spell, not the first. */
+static void test_notready_blips(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"gpu-x-spot", 0, 1800000}, {"gpu-x", 0, 3600000}};
+    struct orc_pool pools[] = {{"s", "s", "gpu-x-spot", NULL, 0, 500, 530},
+                               {"f", "f", "gpu-x", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("S", 0, 1, 0, 530), node("F", 1, 1, 520, N)};
+    nodes[0].spells[0] = (struct orc_spell){100, 110};
+    nodes[0].spells[1] = (struct orc_spell){500, N};
+    nodes[0].nspells = 2;
+    struct orc_job jobs[] = {job("J", ORC_FALLBACK, 700)};
+    struct orc_pod pods[] = {pod("a", 0, 0, 0, 10, N, 0), pod("b", 0, 1, 540, 600, 700, 0)};
+    pods[1].created_t = 531;
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 2,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 2,
+                              .nodes = nodes,
+                              .nnodes = 2,
+                              .jobs = jobs,
+                              .njobs = 1,
+                              .pods = pods,
+                              .npods = 2};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 1000, 1000, &r), ERR_OK);
+    const struct orc_config_result *f = &r.cfg[ORC_FALLBACK];
+    assert_int_equal(f->interruptions, 1);
+    assert_int_equal(f->restore_samples, 1);
+    assert_int_equal(f->restore_total, 100); /* 600 - 500 */
+    assert_int_equal(r.nreclaims, 1);
+    assert_int_equal(r.reclaims[0].replacement_delay, 20); /* F Ready 520 - signal 500 */
+    assert_int_equal(r.reclaims[0].return_to_work, 100);
+    orc_result_release(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_worked_example),
+        cmocka_unit_test(test_partition_original_finishes_first),
+        cmocka_unit_test(test_cpu_pods_on_gpu_nodes),
+        cmocka_unit_test(test_month_cap),
+        cmocka_unit_test(test_minimum_charge),
+        cmocka_unit_test(test_label_spot_od_size_price_change),
+        cmocka_unit_test(test_n_completions),
+        cmocka_unit_test(test_notready_blips),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
