@@ -236,34 +236,6 @@ enum err k8s_quantity_milli(const char *s, int64_t *out) {
     return ERR_OK;
 }
 
-bool k8s_index_set_contains(const char *set, int64_t idx) {
-    if (!set)
-        return false;
-    const char *p = set;
-    while (*p) {
-        char *end = NULL;
-        errno = 0;
-        long long a = strtoll(p, &end, 10);
-        if (errno || end == p)
-            return false;
-        long long b = a;
-        p = end;
-        if (*p == '-') {
-            b = strtoll(p + 1, &end, 10);
-            if (errno || end == p + 1)
-                return false;
-            p = end;
-        }
-        if (idx >= a && idx <= b)
-            return true;
-        if (*p == ',')
-            p++;
-        else if (*p)
-            return false;
-    }
-    return false;
-}
-
 static bool report_number(json_object *v, int64_t *out) {
     if (!v)
         return false;
@@ -681,20 +653,6 @@ static enum err parse_object(json_object *o, enum k8s_kind kind, struct k8s_obje
     return ERR_OK;
 }
 
-const struct k8s_meta *k8s_object_meta(const struct k8s_object *o) {
-    switch (o->kind) {
-    case K8S_JOB:
-        return &o->u.job.meta;
-    case K8S_POD:
-        return &o->u.pod.meta;
-    case K8S_NODE:
-        return &o->u.node.meta;
-    case K8S_EVENT:
-        return &o->u.event.meta;
-    }
-    return &o->u.job.meta;
-}
-
 void k8s_object_release(struct k8s_object *o) {
     if (!o)
         return;
@@ -875,26 +833,4 @@ bool k8s_event_is_relevant(const struct k8s_event *e) {
         if (strcmp(e->reason, pod_reasons[i]) == 0)
             return true;
     return false;
-}
-
-const char *k8s_kind_name(enum k8s_kind kind) {
-    switch (kind) {
-    case K8S_JOB:
-        return "job";
-    case K8S_POD:
-        return "pod";
-    case K8S_NODE:
-        return "node";
-    case K8S_EVENT:
-        return "event";
-    }
-    return "?";
-}
-
-const char *k8s_outcome_name(enum k8s_outcome o) {
-    return o == K8S_SUCCEEDED ? "succeeded" : o == K8S_FAILED ? "failed" : "running";
-}
-
-const char *k8s_report_status_name(enum k8s_report_status s) {
-    return s == K8S_REPORT_OK ? "ok" : s == K8S_REPORT_BAD ? "bad" : "none";
 }

@@ -1,6 +1,7 @@
 /* k8s_api — Kubernetes JSON (batch/v1 Job, core/v1 Pod, Node, Event and
  * events.k8s.io/v1 Event, their List pages, watch event lines, Status objects and
- * the termination-message task report) -> plain structs. No SQL, no I/O, no clock.
+ * the termination-message task report) -> plain structs (the records are in
+ * model/k8s.h). No SQL, no I/O, no clock.
  *
  * Invariants: every time is Unix seconds from the object itself (0 = absent);
  * counts and limits that the object omits are -1; strings that the object omits
@@ -20,118 +21,10 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "model/k8s.h"
 #include "model/labels.h"
 
-#define K8S_UID_MAX 64
-#define K8S_NAME_MAX 254
-#define K8S_RV_MAX 64
-#define K8S_LABEL_MAX 128
-#define K8S_REASON_MAX 128
-#define K8S_SHORT_MAX 32
 #define K8S_JSON_DEPTH 128 /* managedFields nest deeper than json-c's default 32 */
-
-enum k8s_kind { K8S_JOB, K8S_POD, K8S_NODE, K8S_EVENT };
-
-struct k8s_meta {
-    char uid[K8S_UID_MAX];
-    char name[K8S_NAME_MAX];
-    char ns[K8S_NAME_MAX];
-    char resource_version[K8S_RV_MAX];
-    int64_t created_at;
-    int64_t deletion_at;    /* metadata.deletionTimestamp, 0 = none */
-    int64_t deletion_grace; /* metadata.deletionGracePeriodSeconds, -1 = none */
-};
-
-enum k8s_outcome { K8S_RUNNING = 0, K8S_SUCCEEDED, K8S_FAILED };
-
-struct k8s_job {
-    struct k8s_meta meta;
-    char configuration[K8S_LABEL_MAX]; /* label spotledger.io/configuration, "" absent */
-    char experiment[K8S_LABEL_MAX];
-    int64_t started_at;   /* status.startTime */
-    int64_t completed_at; /* Complete/Failed condition time (else completionTime) */
-    enum k8s_outcome outcome;
-    char outcome_reason[K8S_REASON_MAX];
-    int64_t backoff_limit;      /* -1 absent */
-    int64_t active_deadline;    /* spec.activeDeadlineSeconds, -1 absent */
-    int64_t ttl_after_finished; /* -1 absent */
-    int64_t completions;        /* spec.completions, -1 absent */
-    bool indexed;               /* completionMode Indexed */
-    bool has_pod_failure_policy;
-    bool pfp_ignores_disruption; /* a rule Ignore onPodConditions DisruptionTarget */
-    char *completed_indexes;     /* status.completedIndexes "0-2,5", NULL absent */
-    char *failed_indexes;        /* status.failedIndexes */
-    char *spec_json;             /* compact scheduling bits, never NULL after parse */
-};
-
-enum k8s_report_status { K8S_REPORT_NONE = 0, K8S_REPORT_BAD, K8S_REPORT_OK };
-
-/* DESIGN.md "Task report"; a field the report lacks is -1. */
-struct k8s_task_report {
-    int64_t work_seconds;
-    int64_t restore_seconds;
-    int64_t checkpoint_seconds;
-};
-
-struct k8s_pod {
-    struct k8s_meta meta;
-    char job_uid[K8S_UID_MAX]; /* controller ownerReference of kind Job, else label */
-    char job_name[K8S_NAME_MAX];
-    int64_t completion_index; /* -1: not an Indexed Job's pod */
-    char node_name[K8S_NAME_MAX];
-    int64_t gpu_request;       /* nvidia.com/gpu + amd.com/gpu, effective pod request */
-    int64_t cpu_request_milli; /* effective pod request */
-    int64_t scheduled_at;      /* PodScheduled=True lastTransitionTime */
-    int64_t started_at;        /* earliest container startedAt */
-    int64_t finished_at;       /* latest finishedAt, only once every container terminated */
-    char phase[K8S_SHORT_MAX];
-    char reason[K8S_REASON_MAX]; /* status.reason */
-    bool has_exit_code;
-    int exit_code; /* first non-zero terminated exit code, else 0 */
-    int64_t disruption_at;
-    char disruption_reason[K8S_REASON_MAX];
-    enum k8s_report_status report_status;
-    struct k8s_task_report report;
-};
-
-struct k8s_node {
-    struct k8s_meta meta;
-    char pool_id[K8S_LABEL_MAX];
-    char pool_name[K8S_LABEL_MAX];
-    char droplet_id[K8S_SHORT_MAX];   /* from spec.providerID digitalocean://<id> */
-    char *labels_json;                /* "{}" when none; never NULL after parse */
-    int64_t gpu_allocatable;          /* -1 absent */
-    int64_t cpu_allocatable_milli;    /* -1 absent */
-    char ready_status[K8S_SHORT_MAX]; /* "True" "False" "Unknown", "" absent */
-    int64_t ready_since;              /* Ready condition lastTransitionTime */
-    bool unschedulable;               /* spec.unschedulable (cordon) */
-    int64_t cordoned_at;              /* unschedulable taint timeAdded, 0 unknown */
-};
-
-struct k8s_event {
-    struct k8s_meta meta;
-    char object_kind[K8S_SHORT_MAX];
-    char object_name[K8S_NAME_MAX];
-    char object_uid[K8S_UID_MAX];
-    char object_ns[K8S_NAME_MAX];
-    char reason[K8S_REASON_MAX];
-    char type[K8S_SHORT_MAX];
-    char source[K8S_REASON_MAX]; /* reporting controller / component */
-    char *message;               /* NULL absent */
-    int64_t first_at;
-    int64_t last_at;
-    int64_t count;
-};
-
-struct k8s_object {
-    enum k8s_kind kind;
-    union {
-        struct k8s_job job;
-        struct k8s_pod pod;
-        struct k8s_node node;
-        struct k8s_event event;
-    } u;
-};
 
 struct k8s_list {
     enum k8s_kind kind;
@@ -164,8 +57,6 @@ struct k8s_watch_event {
  * *out with k8s_object_release. */
 enum err k8s_object_parse(const char *buf, size_t len, enum k8s_kind kind, struct k8s_object *out);
 void k8s_object_release(struct k8s_object *o);
-/* The metadata of any kind; a loan into o. */
-const struct k8s_meta *k8s_object_meta(const struct k8s_object *o);
 
 /* Parses a List page; items that cannot be parsed are skipped and counted. ERR_PARSE
  * if the body is not a List (no items array), ERR_TOOBIG, ERR_NOMEM. Release with
@@ -196,16 +87,9 @@ enum k8s_report_status k8s_task_report_parse(const char *msg, size_t len,
  * rounded up as the API server does. ERR_PARSE otherwise. */
 enum err k8s_quantity_milli(const char *s, int64_t *out);
 
-/* True when idx is in an index-set string like "0-2,5,7-9" (Job completedIndexes). */
-bool k8s_index_set_contains(const char *set, int64_t idx);
-
 /* Events worth keeping for the reclaim timeline: every Node event, and Pod
  * events whose reason marks a disruption (NodeNotReady, TaintManagerEviction,
  * Evicted, Preempted, Killing, TriggeredScaleUp, ...). */
 bool k8s_event_is_relevant(const struct k8s_event *e);
-
-const char *k8s_kind_name(enum k8s_kind kind);                /* "job", "pod", "node", "event" */
-const char *k8s_outcome_name(enum k8s_outcome o);             /* "running", "succeeded", "failed" */
-const char *k8s_report_status_name(enum k8s_report_status s); /* "none", "bad", "ok" */
 
 #endif

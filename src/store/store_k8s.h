@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "source/k8s_api.h"
+#include "model/k8s.h"
 #include "store/store.h"
 
 /* Indexed Jobs get one task per completion index, up to this many. */
