@@ -18,7 +18,7 @@ PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
 	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui \
-	clang libclang-rt-14-dev gcovr
+	clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema
 
 VERSION := 0.1.0
 

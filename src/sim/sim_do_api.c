@@ -3,6 +3,7 @@
 #include "sim/sim_do_api.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,12 @@ void sim_do_error(struct response *resp, int status, const char *id, const char 
     jsonw_obj(&j);
     jsonw_kstr(&j, "id", id);
     jsonw_kstr(&j, "message", message);
-    jsonw_kstr(&j, "request_id", "4d9d8375-3c56-4925-a3e7-eb137fed17e9");
+    /* distinct per error, like DigitalOcean's: a process-wide counter */
+    static atomic_ullong next_id;
+    char rid[40];
+    snprintf(rid, sizeof rid, "4d9d8375-3c56-4925-a3e7-%012llx",
+             (unsigned long long)atomic_fetch_add(&next_id, 1) & 0xffffffffffffULL);
+    jsonw_kstr(&j, "request_id", rid);
     jsonw_obj_end(&j);
     resp->status = status;
     resp->content_type = "application/json; charset=utf-8";

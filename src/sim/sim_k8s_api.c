@@ -322,7 +322,56 @@ static int item_cmp(const void *a, const void *b) {
     return c ? c : strcmp(x->name, y->name);
 }
 
-static bool field_match(const char *fsel, const struct sim_world *w, enum sim_kind kind, int idx) {
+/* An object's uid (events' involvedObject.uid). */
+static const char *obj_uid(const struct sim_world *w, enum sim_kind kind, int idx) {
+    switch (kind) {
+    case SIM_K_POD:
+        return w->pods[idx].uid;
+    case SIM_K_JOB:
+        return w->jobs[idx].uid;
+    case SIM_K_NODE:
+        return w->nodes[idx].uid;
+    default:
+        return "";
+    }
+}
+
+/* The value of a supported field label of object idx, or NULL if the label is not
+ * supported for that kind (as kube-apiserver's field label conversion). */
+static const char *field_value(const char *key, size_t klen, const struct sim_world *w,
+                               enum sim_kind kind, int idx, int64_t asof) {
+#define KEY(s) (klen == sizeof(s) - 1 && strncmp(key, s, klen) == 0)
+    if (KEY("metadata.name"))
+        return sim_obj_name(w, kind, idx);
+    if (KEY("metadata.namespace"))
+        return sim_obj_namespace(w, kind, idx);
+    if (kind == SIM_K_POD && KEY("spec.nodeName"))
+        return w->pods[idx].node >= 0 && w->pods[idx].sched_seq <= asof
+                   ? w->nodes[w->pods[idx].node].name
+                   : "";
+    if (kind == SIM_K_POD && KEY("status.phase"))
+        return sim_pod_phase(w, idx, asof);
+    if (kind == SIM_K_EVENT) {
+        const struct sim_kevent *ev = &w->events[idx];
+        if (KEY("involvedObject.kind"))
+            return sim_kind_name(ev->obj_kind);
+        if (KEY("involvedObject.name"))
+            return sim_obj_name(w, ev->obj_kind, ev->obj);
+        if (KEY("involvedObject.namespace"))
+            return sim_obj_namespace(w, ev->obj_kind, ev->obj);
+        if (KEY("involvedObject.uid"))
+            return obj_uid(w, ev->obj_kind, ev->obj);
+        if (KEY("reason"))
+            return ev->reason;
+        if (KEY("type"))
+            return ev->type;
+    }
+    return NULL;
+#undef KEY
+}
+
+static bool field_match(const char *fsel, const struct sim_world *w, enum sim_kind kind, int idx,
+                        int64_t asof) {
     if (!fsel || !*fsel)
         return true;
     const char *p = fsel;
@@ -338,14 +387,8 @@ static bool field_match(const char *fsel, const struct sim_world *w, enum sim_ki
         if (*val == '=')
             val++;
         size_t vlen = n - (size_t)(val - p);
-        const char *have = NULL;
-        if (klen == 13 && strncmp(p, "metadata.name", 13) == 0)
-            have = sim_obj_name(w, kind, idx);
-        else if (klen == 18 && strncmp(p, "metadata.namespace", 18) == 0)
-            have = sim_obj_namespace(w, kind, idx);
-        else if (klen == 13 && strncmp(p, "spec.nodeName", 13) == 0 && kind == SIM_K_POD)
-            have = w->pods[idx].node >= 0 ? w->nodes[w->pods[idx].node].name : "";
-        else
+        const char *have = field_value(p, klen, w, kind, idx, asof);
+        if (!have)
             return false;
         bool eqv = strlen(have) == vlen && strncmp(have, val, vlen) == 0;
         if (eqv == neg)
@@ -355,10 +398,13 @@ static bool field_match(const char *fsel, const struct sim_world *w, enum sim_ki
     return true;
 }
 
-static bool field_selector_ok(const char *fsel) {
+/* Every label of fsel is supported for kind (checked on a probe object: the
+ * labels depend on the kind only). */
+static bool field_selector_ok(const char *fsel, const struct sim_world *w, enum sim_kind kind) {
     if (!fsel || !*fsel)
         return true;
-    static const char *const keys[] = {"metadata.name", "metadata.namespace", "spec.nodeName"};
+    if (sim_obj_count(w, kind) == 0)
+        return true;
     const char *p = fsel;
     while (*p) {
         const char *end = strchr(p, ',');
@@ -367,11 +413,7 @@ static bool field_selector_ok(const char *fsel) {
         if (!eq)
             return false;
         size_t klen = (size_t)(eq - p) - (eq > p && eq[-1] == '!' ? 1 : 0);
-        bool known = false;
-        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
-            if (strlen(keys[k]) == klen && strncmp(p, keys[k], klen) == 0)
-                known = true;
-        if (!known)
+        if (!field_value(p, klen, w, kind, 0, 0))
             return false;
         p = end ? end + 1 : p + n;
     }
@@ -379,10 +421,11 @@ static bool field_selector_ok(const char *fsel) {
 }
 
 static bool matches(const struct sim_world *w, const struct k8s_target *t,
-                    const struct sim_selector *sel, const char *fsel, enum sim_kind kind, int idx) {
+                    const struct sim_selector *sel, const char *fsel, enum sim_kind kind, int idx,
+                    int64_t asof) {
     if (t->ns && strcmp(t->ns, sim_obj_namespace(w, kind, idx)) != 0)
         return false;
-    return sim_selector_match(sel, w, kind, idx) && field_match(fsel, w, kind, idx);
+    return sim_selector_match(sel, w, kind, idx) && field_match(fsel, w, kind, idx, asof);
 }
 
 static const char *list_kind(enum sim_kind k) {
@@ -393,6 +436,8 @@ static const char *list_kind(enum sim_kind k) {
         return "JobList";
     case SIM_K_NODE:
         return "NodeList";
+    case SIM_K_PDB:
+        return "PodDisruptionBudgetList";
     default:
         return "EventList";
     }
@@ -406,6 +451,8 @@ static const char *resource_name(enum sim_kind k) {
         return "jobs";
     case SIM_K_NODE:
         return "nodes";
+    case SIM_K_PDB:
+        return "poddisruptionbudgets";
     default:
         return "events";
     }
@@ -428,6 +475,21 @@ static int64_t parse_rv(const char *s, bool *ok) {
         return 0;
     }
     return v;
+}
+
+/* Go's strconv.ParseBool, which kube-apiserver uses for watch and
+ * allowWatchBookmarks: 1 t T TRUE true True / 0 f F FALSE false False.
+ * Returns 1, 0, or -1 for anything else. */
+static int parse_bool(const char *s) {
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+        if (strcmp(s, yes[i]) == 0)
+            return 1;
+        if (strcmp(s, no[i]) == 0)
+            return 0;
+    }
+    return -1;
 }
 
 static void do_list(const struct sim_world *w, const struct request *req,
@@ -489,7 +551,7 @@ static void do_list(const struct sim_world *w, const struct request *req,
     struct item *items = xmalloc(sizeof *items * (size_t)(total ? total : 1));
     int n = 0;
     for (int i = 0; i < total; i++)
-        if (sim_obj_exists(w, t->kind, i, asof) && matches(w, t, sel, fsel, t->kind, i))
+        if (sim_obj_exists(w, t->kind, i, asof) && matches(w, t, sel, fsel, t->kind, i, asof))
             items[n++] =
                 (struct item){sim_obj_namespace(w, t->kind, i), sim_obj_name(w, t->kind, i), i};
     qsort(items, (size_t)n, sizeof *items, item_cmp);
@@ -616,6 +678,8 @@ static void watch_bookmark(struct sim_watch *wt, int64_t rv) {
                                    "null},\"spec\":{\"containers\":null}}},\"status\":{}"
                : k == SIM_K_NODE ? ",\"spec\":{},\"status\":{\"daemonEndpoints\":{"
                                    "\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{}}"
+               : k == SIM_K_PDB  ? ",\"spec\":{},\"status\":{\"disruptionsAllowed\":0,"
+                                   "\"currentHealthy\":0,\"desiredHealthy\":0,\"expectedPods\":0}"
                                  : ",\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,"
                                    "\"lastTimestamp\":null,\"eventTime\":null,"
                                    "\"reportingComponent\":\"\",\"reportingInstance\":\"\"");
@@ -667,7 +731,7 @@ ssize_t sim_watch_read(struct sim_watch *wt, const struct sim_watch_io *io, char
             int total = sim_obj_count(w, wt->t.kind);
             for (int i = 0; i < total; i++)
                 if (sim_obj_exists(w, wt->t.kind, i, head) &&
-                    matches(w, &wt->t, wt->sel, wt->fsel, wt->t.kind, i))
+                    matches(w, &wt->t, wt->sel, wt->fsel, wt->t.kind, i, head))
                     watch_event(wt, "ADDED", wt->t.kind, i, head);
             wt->last = head;
             if (wt->out.len)
@@ -680,7 +744,7 @@ ssize_t sim_watch_read(struct sim_watch *wt, const struct sim_watch_io *io, char
                 const struct sim_entry *en = &w->log[i];
                 wt->last = en->seq;
                 if (en->kind != wt->t.kind ||
-                    !matches(w, &wt->t, wt->sel, wt->fsel, wt->t.kind, en->idx))
+                    !matches(w, &wt->t, wt->sel, wt->fsel, wt->t.kind, en->idx, en->seq))
                     continue;
                 const char *type = en->etype == SIM_ADDED      ? "ADDED"
                                    : en->etype == SIM_MODIFIED ? "MODIFIED"
@@ -758,7 +822,7 @@ static void do_watch(const struct sim_world *w, const struct request *req,
     wt->sel = sel;
     buf_init(&wt->out, 0);
     const char *bm = request_param(req, "allowWatchBookmarks");
-    wt->bookmarks = bm && (strcmp(bm, "true") == 0 || strcmp(bm, "1") == 0);
+    wt->bookmarks = bm && parse_bool(bm) == 1;
     wt->deadline_ms = sim_clock_real_ms() + timeout * 1000;
     wt->last_bookmark_ms = sim_clock_real_ms();
     if (rv == 0) {
@@ -819,6 +883,63 @@ static void api_resource(struct jsonw *j, const char *name, const char *singular
     jsonw_obj_end(j);
 }
 
+/* /openapi/v2 (Swagger 2.0) and /openapi/v3[/<group path>] (OpenAPI 3.0): valid
+ * documents without schemas; spotsim does not publish models (README). */
+static void openapi(char segs[K8S_MAX_SEGS][128], int n, struct jsonw *j) {
+    jsonw_obj(j);
+    if (strcmp(segs[1], "v2") == 0) {
+        jsonw_kstr(j, "swagger", "2.0");
+    } else if (n == 2) {
+        static const char *const gv[] = {"api/v1", "apis/batch/v1", "apis/policy/v1"};
+        jsonw_key(j, "paths");
+        jsonw_obj(j);
+        for (int k = 0; k < 3; k++) {
+            char url[96];
+            snprintf(url, sizeof url, "/openapi/v3/%s?hash=0", gv[k]);
+            jsonw_key(j, gv[k]);
+            jsonw_obj(j);
+            jsonw_kstr(j, "serverRelativeURL", url);
+            jsonw_obj_end(j);
+        }
+        jsonw_obj_end(j);
+        jsonw_obj_end(j);
+        return;
+    } else {
+        jsonw_kstr(j, "openapi", "3.0.0");
+    }
+    jsonw_key(j, "info");
+    jsonw_obj(j);
+    jsonw_kstr(j, "title", "Kubernetes");
+    jsonw_kstr(j, "version", "v1.33.1");
+    jsonw_obj_end(j);
+    jsonw_key(j, "paths");
+    jsonw_obj(j);
+    jsonw_obj_end(j);
+    if (strcmp(segs[1], "v2") == 0) {
+        jsonw_key(j, "definitions");
+        jsonw_obj(j);
+        jsonw_obj_end(j);
+    } else {
+        jsonw_key(j, "components");
+        jsonw_obj(j);
+        jsonw_key(j, "schemas");
+        jsonw_obj(j);
+        jsonw_obj_end(j);
+        jsonw_obj_end(j);
+    }
+    jsonw_obj_end(j);
+}
+
+bool sim_k8s_path(const char *path) {
+    static const char *const roots[] = {"/version", "/api", "/apis", "/openapi"};
+    for (size_t i = 0; i < sizeof roots / sizeof *roots; i++) {
+        size_t l = strlen(roots[i]);
+        if (strncmp(path, roots[i], l) == 0 && (path[l] == '\0' || path[l] == '/'))
+            return true;
+    }
+    return false;
+}
+
 static bool discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], int n, int64_t now,
                       struct response *resp) {
     struct jsonw j;
@@ -837,6 +958,10 @@ static bool discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], i
         jsonw_kstr(&j, "compiler", "gc");
         jsonw_kstr(&j, "platform", "linux/amd64");
         jsonw_obj_end(&j);
+        return true;
+    }
+    if (n >= 2 && strcmp(segs[0], "openapi") == 0) {
+        openapi(segs, n, &j);
         return true;
     }
     if (n == 1 && strcmp(segs[0], "api") == 0) {
@@ -862,33 +987,37 @@ static bool discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], i
         jsonw_kstr(&j, "apiVersion", "v1");
         jsonw_key(&j, "groups");
         jsonw_arr(&j);
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "name", "batch");
-        jsonw_key(&j, "versions");
-        jsonw_arr(&j);
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "groupVersion", "batch/v1");
-        jsonw_kstr(&j, "version", "v1");
-        jsonw_obj_end(&j);
-        jsonw_arr_end(&j);
-        jsonw_key(&j, "preferredVersion");
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "groupVersion", "batch/v1");
-        jsonw_kstr(&j, "version", "v1");
-        jsonw_obj_end(&j);
-        jsonw_obj_end(&j);
+        static const char *const groups[][2] = {{"batch", "batch/v1"}, {"policy", "policy/v1"}};
+        for (int g = 0; g < 2; g++) {
+            jsonw_obj(&j);
+            jsonw_kstr(&j, "name", groups[g][0]);
+            jsonw_key(&j, "versions");
+            jsonw_arr(&j);
+            jsonw_obj(&j);
+            jsonw_kstr(&j, "groupVersion", groups[g][1]);
+            jsonw_kstr(&j, "version", "v1");
+            jsonw_obj_end(&j);
+            jsonw_arr_end(&j);
+            jsonw_key(&j, "preferredVersion");
+            jsonw_obj(&j);
+            jsonw_kstr(&j, "groupVersion", groups[g][1]);
+            jsonw_kstr(&j, "version", "v1");
+            jsonw_obj_end(&j);
+            jsonw_obj_end(&j);
+        }
         jsonw_arr_end(&j);
         jsonw_obj_end(&j);
         return true;
     }
     if ((n == 2 && strcmp(segs[0], "api") == 0 && strcmp(segs[1], "v1") == 0) ||
-        (n == 3 && strcmp(segs[0], "apis") == 0 && strcmp(segs[1], "batch") == 0 &&
+        (n == 3 && strcmp(segs[0], "apis") == 0 &&
+         (strcmp(segs[1], "batch") == 0 || strcmp(segs[1], "policy") == 0) &&
          strcmp(segs[2], "v1") == 0)) {
-        bool core = n == 2;
+        bool core = n == 2, policy = !core && segs[1][0] == 'p';
         jsonw_obj(&j);
         jsonw_kstr(&j, "kind", "APIResourceList");
         jsonw_kstr(&j, "apiVersion", "v1");
-        jsonw_kstr(&j, "groupVersion", core ? "v1" : "batch/v1");
+        jsonw_kstr(&j, "groupVersion", core ? "v1" : policy ? "policy/v1" : "batch/v1");
         jsonw_key(&j, "resources");
         jsonw_arr(&j);
         if (core) {
@@ -896,6 +1025,9 @@ static bool discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], i
             api_resource(&j, "namespaces", "namespace", "Namespace", false, "ns");
             api_resource(&j, "nodes", "node", "Node", false, "no");
             api_resource(&j, "pods", "pod", "Pod", true, "po");
+        } else if (policy) {
+            api_resource(&j, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
+                         true, "pdb");
         } else {
             api_resource(&j, "jobs", "job", "Job", true, NULL);
         }
@@ -940,10 +1072,12 @@ static bool discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], i
     return false;
 }
 
-static bool kind_of(const char *s, bool batch, enum sim_kind *out) {
-    if (batch) {
-        if (strcmp(s, "jobs") == 0) {
-            *out = SIM_K_JOB;
+/* group: "" (core), "batch" or "policy". */
+static bool kind_of(const char *s, const char *group, enum sim_kind *out) {
+    if (strcmp(group, "batch") == 0 || strcmp(group, "policy") == 0) {
+        bool batch = group[0] == 'b';
+        if (strcmp(s, batch ? "jobs" : "poddisruptionbudgets") == 0) {
+            *out = batch ? SIM_K_JOB : SIM_K_PDB;
             return true;
         }
         return false;
@@ -963,9 +1097,7 @@ bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_
                     int64_t retention, struct response *resp, struct sim_watch **watch) {
     *watch = NULL;
     const char *path = req->path;
-    if (strcmp(path, "/version") != 0 && strcmp(path, "/api") != 0 &&
-        strncmp(path, "/api/", 5) != 0 && strcmp(path, "/apis") != 0 &&
-        strncmp(path, "/apis/", 6) != 0)
+    if (!sim_k8s_path(path))
         return false;
     char segs[K8S_MAX_SEGS][128];
     int n = 0;
@@ -979,17 +1111,19 @@ bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_
     }
     if (discovery(w, segs, n, now, resp))
         return true;
-    /* collections: core at segs[2..], batch at segs[3..] */
+    /* collections: core at segs[2..], batch and policy at segs[3..] */
     struct k8s_target t = {SIM_K_POD, NULL, NULL};
     bool batch = strcmp(segs[0], "apis") == 0;
+    const char *group = batch && n >= 2 ? segs[1] : "";
     int base = batch ? 3 : 2;
     bool ok = false;
-    if (batch && (n < 3 || strcmp(segs[1], "batch") || strcmp(segs[2], "v1")))
+    if (batch &&
+        (n < 3 || (strcmp(segs[1], "batch") && strcmp(segs[1], "policy")) || strcmp(segs[2], "v1")))
         ok = false;
     else if (!batch && (n < 2 || strcmp(segs[0], "api") || strcmp(segs[1], "v1")))
         ok = false;
     else if (n == base + 1 || n == base + 2) {
-        ok = kind_of(segs[base], batch, &t.kind);
+        ok = kind_of(segs[base], group, &t.kind);
         if (n == base + 2)
             t.name = segs[base + 1];
         /* nodes are cluster-scoped; other kinds need a namespace for a single GET */
@@ -997,7 +1131,7 @@ bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_
             ok = false;
     } else if ((n == base + 3 || n == base + 4) && strcmp(segs[base], "namespaces") == 0) {
         t.ns = segs[base + 1];
-        ok = kind_of(segs[base + 2], batch, &t.kind) && t.kind != SIM_K_NODE;
+        ok = kind_of(segs[base + 2], group, &t.kind) && t.kind != SIM_K_NODE;
         if (n == base + 4)
             t.name = segs[base + 3];
     }
@@ -1015,15 +1149,26 @@ bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_
         return true;
     }
     const char *fsel = request_param(req, "fieldSelector");
-    if (!field_selector_ok(fsel)) {
+    if (!field_selector_ok(fsel, w, t.kind)) {
         sim_selector_free(sel);
         sim_k8s_status(resp, 400, "BadRequest",
-                       "field label not supported (metadata.name, metadata.namespace, "
-                       "spec.nodeName)");
+                       "field label not supported: %s (metadata.name, metadata.namespace; pods: "
+                       "spec.nodeName, status.phase; events: involvedObject.kind/name/namespace/"
+                       "uid, reason, type)",
+                       fsel);
         return true;
     }
     const char *wparam = request_param(req, "watch");
-    if (wparam && (strcmp(wparam, "1") == 0 || strcmp(wparam, "true") == 0)) {
+    int watch_on = wparam && *wparam ? parse_bool(wparam) : 0;
+    const char *bm = request_param(req, "allowWatchBookmarks");
+    if (watch_on < 0 || (bm && *bm && parse_bool(bm) < 0)) {
+        sim_selector_free(sel);
+        sim_k8s_status(resp, 400, "BadRequest",
+                       "watch, allowWatchBookmarks: expected a boolean "
+                       "(1, t, T, TRUE, true, True, 0, f, F, ...)");
+        return true;
+    }
+    if (watch_on == 1) {
         do_watch(w, req, &t, now, retention, sel, fsel, resp, watch);
         return true;
     }

@@ -33,6 +33,10 @@ struct sim_watch_io {
     int64_t bookmark_ms;       /* real ms between BOOKMARKs (default 1000) */
 };
 
+/* Whether path is under a Kubernetes root: /version, /api, /apis, /openapi
+ * (each with or without a trailing part, e.g. the Python client's "/version/"). */
+bool sim_k8s_path(const char *path);
+
 /* True if req->path is a Kubernetes path (then resp is filled, or *watch is set
  * for a streaming answer the caller feeds with sim_watch_read). `retention` is the
  * watch-history window in simulated seconds. */

@@ -3,6 +3,8 @@
  * and a GET of the same seq always agree. */
 #include "sim/sim_k8s_obj.h"
 
+#include "sim/sim_k8s_pdb.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -16,13 +18,15 @@ const char *sim_kind_name(enum sim_kind kind) {
         return "Job";
     case SIM_K_NODE:
         return "Node";
+    case SIM_K_PDB:
+        return "PodDisruptionBudget";
     default:
         return "Event";
     }
 }
 
 const char *sim_kind_api_version(enum sim_kind kind) {
-    return kind == SIM_K_JOB ? "batch/v1" : "v1";
+    return kind == SIM_K_JOB ? "batch/v1" : kind == SIM_K_PDB ? "policy/v1" : "v1";
 }
 
 int sim_obj_count(const struct sim_world *w, enum sim_kind kind) {
@@ -33,6 +37,8 @@ int sim_obj_count(const struct sim_world *w, enum sim_kind kind) {
         return w->njobs;
     case SIM_K_NODE:
         return w->nnodes;
+    case SIM_K_PDB:
+        return w->sc->nworkloads;
     default:
         return w->nevents;
     }
@@ -46,6 +52,8 @@ bool sim_obj_exists(const struct sim_world *w, enum sim_kind kind, int idx, int6
         return V(w->jobs[idx].created_seq) && !V(w->jobs[idx].deleted_seq);
     case SIM_K_NODE:
         return V(w->nodes[idx].reg_seq) && !V(w->nodes[idx].deleted_seq);
+    case SIM_K_PDB:
+        return sim_pdb_exists(w, idx);
     default:
         return V(w->events[idx].seq) && !V(w->events[idx].deleted_seq);
     }
@@ -70,6 +78,8 @@ const char *sim_obj_name(const struct sim_world *w, enum sim_kind kind, int idx)
         return w->jobs[idx].name;
     case SIM_K_NODE:
         return w->nodes[idx].name;
+    case SIM_K_PDB:
+        return w->sc->workloads[idx].name;
     default:
         return w->events[idx].name;
     }
@@ -83,6 +93,8 @@ int64_t sim_obj_rv(const struct sim_world *w, enum sim_kind kind, int idx, int64
         return sim_seqs_at(&w->jobs[idx].seqs, asof);
     case SIM_K_NODE:
         return sim_seqs_at(&w->nodes[idx].seqs, asof);
+    case SIM_K_PDB:
+        return 1;
     default:
         return V(w->events[idx].deleted_seq) ? w->events[idx].deleted_seq : w->events[idx].seq;
     }
@@ -194,14 +206,33 @@ static void condition(struct jsonw *j, const char *type, const char *status, int
 
 /* --- pod spec (shared by Pods and Job templates) --- */
 
-static void pod_spec_body(struct jsonw *j, const struct sim_world *w,
-                          const struct sim_workload *wl) {
+/* index >= 0: an Indexed Job's pod, which the Job controller gives
+ * JOB_COMPLETION_INDEX and a hostname "<job>-<index>"; -1 for templates. */
+static void pod_spec_body(struct jsonw *j, const struct sim_world *w, const struct sim_workload *wl,
+                          const char *job_name, int index) {
     const struct sim_scenario *sc = w->sc;
     jsonw_key(j, "containers");
     jsonw_arr(j);
     jsonw_obj(j);
     jsonw_kstr(j, "name", "main");
     jsonw_kstr(j, "image", wl->image);
+    if (index >= 0) {
+        jsonw_key(j, "env");
+        jsonw_arr(j);
+        jsonw_obj(j);
+        jsonw_kstr(j, "name", "JOB_COMPLETION_INDEX");
+        jsonw_key(j, "valueFrom");
+        jsonw_obj(j);
+        jsonw_key(j, "fieldRef");
+        jsonw_obj(j);
+        jsonw_kstr(j, "apiVersion", "v1");
+        jsonw_kstr(j, "fieldPath",
+                   "metadata.annotations['batch.kubernetes.io/job-completion-index']");
+        jsonw_obj_end(j);
+        jsonw_obj_end(j);
+        jsonw_obj_end(j);
+        jsonw_arr_end(j);
+    }
     jsonw_key(j, "resources");
     jsonw_obj(j);
     jsonw_key(j, "requests");
@@ -300,9 +331,100 @@ static void pod_spec_body(struct jsonw *j, const struct sim_world *w,
     }
     jsonw_arr_end(j);
     jsonw_kint(j, "priority", 0);
+    if (index >= 0) {
+        char host[96];
+        snprintf(host, sizeof host, "%s-%d", job_name, index);
+        jsonw_kstr(j, "hostname", host);
+    }
 }
 
 /* --- Pod --- */
+
+/* "hostIP": ip and "hostIPs": [{"ip": ip}] (likewise podIP / podIPs). */
+static void pod_ip(struct jsonw *j, const char *key, const char *ip) {
+    char plural[16];
+    snprintf(plural, sizeof plural, "%ss", key);
+    jsonw_kstr(j, key, ip);
+    jsonw_key(j, plural);
+    jsonw_arr(j);
+    jsonw_obj(j);
+    jsonw_kstr(j, "ip", ip);
+    jsonw_obj_end(j);
+    jsonw_arr_end(j);
+}
+
+const char *sim_pod_phase(const struct sim_world *w, int idx, int64_t asof) {
+    const struct sim_pod *p = &w->pods[idx];
+    if (V(p->fin_seq))
+        return p->exit_code == 0 ? "Succeeded" : "Failed";
+    if (V(p->gcfail_seq))
+        return "Failed";
+    return V(p->start_seq) ? "Running" : "Pending";
+}
+
+bool sim_pod_ready(const struct sim_world *w, int idx, int64_t asof) {
+    const struct sim_pod *p = &w->pods[idx];
+    const struct sim_node *node = p->node >= 0 ? &w->nodes[p->node] : NULL;
+    bool node_lost = node && V(node->notready_seq) && node->notready_t >= p->start_t;
+    return V(p->start_seq) && !V(p->fin_seq) && !V(p->gcfail_seq) && !node_lost;
+}
+
+/* "<image>@sha256:<64 hex>": a digest-shaped id, a pure function of the image name
+ * (FNV-1a rounds), so every pod of one image reports the same imageID. */
+static void image_digest(const char *image, char *out, size_t n) {
+    char hex[65];
+    uint64_t h = 1469598103934665603ULL;
+    for (int r = 0; r < 4; r++) {
+        for (const char *c = image; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        h = (h ^ (uint64_t)r) * 1099511628211ULL;
+        snprintf(hex + r * 16, 17, "%016llx", (unsigned long long)h);
+    }
+    const char *at = strchr(image, '@');
+    snprintf(out, n, "%.*s@sha256:%s", at ? (int)(at - image) : (int)strlen(image), image, hex);
+}
+
+/* The scheduler's FailedScheduling summary as of asof: how many nodes exist and
+ * why none fits (outside the workload's pools, not ready or cordoned, or full). */
+static void unschedulable_message(const struct sim_world *w, const struct sim_workload *wl,
+                                  int64_t asof, char *out, size_t n) {
+    int total = 0, affinity = 0, unready = 0, cordoned = 0, full = 0;
+    for (int i = 0; i < w->nnodes; i++) {
+        const struct sim_node *nd = &w->nodes[i];
+        if (!sim_obj_exists(w, SIM_K_NODE, i, asof))
+            continue;
+        total++;
+        bool in_pools = false;
+        for (int k = 0; k < wl->npools; k++)
+            if (w->pools[nd->pool].spec == wl->pools[k])
+                in_pools = true;
+        if (!in_pools)
+            affinity++;
+        else if (!V(nd->ready_seq) || V(nd->notready_seq))
+            unready++;
+        else if (V(nd->cordon_seq))
+            cordoned++;
+        else
+            full++;
+    }
+    size_t len = (size_t)snprintf(out, n, "0/%d nodes are available:", total);
+    const char *sep = "";
+#define REASON(count, text)                                                                        \
+    if ((count) > 0 && len < n) {                                                                  \
+        len += (size_t)snprintf(out + len, n - len, "%s %d %s", sep, (count), (text));             \
+        sep = ",";                                                                                 \
+    }
+    REASON(unready, "node(s) had untolerated taint {node.kubernetes.io/not-ready: }")
+    REASON(full, "Insufficient nvidia.com/gpu")
+    REASON(affinity, "node(s) didn't match Pod's node affinity/selector")
+    REASON(cordoned, "node(s) were unschedulable")
+#undef REASON
+    if (len < n)
+        snprintf(out + len, n - len,
+                 ". preemption: 0/%d nodes are available: %d Preemption is not "
+                 "helpful for scheduling.",
+                 total, total);
+}
 
 static void render_pod(struct jsonw *j, const struct sim_world *w, int idx, int64_t asof,
                        bool with_kind) {
@@ -358,21 +480,14 @@ static void render_pod(struct jsonw *j, const struct sim_world *w, int idx, int6
 
     jsonw_key(j, "spec");
     jsonw_obj(j);
-    pod_spec_body(j, w, wl);
+    pod_spec_body(j, w, wl, job->name, tk->index);
     if (sched && node)
         jsonw_kstr(j, "nodeName", node->name);
     jsonw_obj_end(j);
 
     jsonw_key(j, "status");
     jsonw_obj(j);
-    const char *phase = "Pending";
-    if (fin)
-        phase = p->exit_code == 0 ? "Succeeded" : "Failed";
-    else if (gcfail)
-        phase = "Failed";
-    else if (started)
-        phase = "Running";
-    jsonw_kstr(j, "phase", phase);
+    jsonw_kstr(j, "phase", sim_pod_phase(w, idx, asof));
     jsonw_key(j, "conditions");
     jsonw_arr(j);
     if (sched) {
@@ -399,17 +514,37 @@ static void render_pod(struct jsonw *j, const struct sim_world *w, int idx, int6
         }
         condition(j, "PodScheduled", "True", p->sched_t, NULL, NULL, true);
     } else if (V(p->unsched_seq)) {
-        condition(j, "PodScheduled", "False", p->unsched_t, "Unschedulable",
-                  "0/0 nodes are available: no schedulable node in the preferred pools.", true);
+        char why[256];
+        unschedulable_message(w, wl, asof, why, sizeof why);
+        condition(j, "PodScheduled", "False", p->unsched_t, "Unschedulable", why, true);
     }
     if (disrupt)
         condition(j, "DisruptionTarget", "True", p->disrupt_t, p->disrupt_reason, p->disrupt_msg,
                   true);
     jsonw_arr_end(j);
+    if (node_lost && !fin && !gcfail) {
+        /* the node lifecycle controller's words for a pod on an unreachable node */
+        char msg[256];
+        snprintf(msg, sizeof msg, "Node %s which was running pod %s is unresponsive", node->name,
+                 p->name);
+        jsonw_kstr(j, "reason", "NodeLost");
+        jsonw_kstr(j, "message", msg);
+    } else if (gcfail && !fin) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Node %s which was running pod %s was deleted", node->name,
+                 p->name);
+        jsonw_kstr(j, "reason", "NodeLost");
+        jsonw_kstr(j, "message", msg);
+    }
     if (sched && node) {
         char ip[32];
         snprintf(ip, sizeof ip, "10.116.%d.%d", (p->node / 250) % 250, p->node % 250 + 2);
-        jsonw_kstr(j, "hostIP", ip);
+        pod_ip(j, "hostIP", ip);
+        if (started) {
+            /* inside the node's podCIDR (render_node) */
+            snprintf(ip, sizeof ip, "10.244.%d.%d", p->node % 256, idx % 120 + 2);
+            pod_ip(j, "podIP", ip);
+        }
         jsonw_ktime(j, "startTime", p->sched_t);
         jsonw_key(j, "containerStatuses");
         jsonw_arr(j);
@@ -449,7 +584,9 @@ static void render_pod(struct jsonw *j, const struct sim_world *w, int idx, int6
         jsonw_kbool(j, "ready", started && !fin && !gcfail && !node_lost);
         jsonw_kint(j, "restartCount", 0);
         jsonw_kstr(j, "image", wl->image);
-        jsonw_kstr(j, "imageID", "");
+        char image_id[256];
+        image_digest(wl->image, image_id, sizeof image_id);
+        jsonw_kstr(j, "imageID", started ? image_id : "");
         if (started)
             jsonw_kstr(j, "containerID", cid);
         jsonw_kbool(j, "started", started && !fin);
@@ -556,7 +693,7 @@ static void render_job(struct jsonw *j, const struct sim_world *w, int idx, int6
     jsonw_obj_end(j);
     jsonw_key(j, "spec");
     jsonw_obj(j);
-    pod_spec_body(j, w, wl);
+    pod_spec_body(j, w, wl, job->name, -1);
     jsonw_obj_end(j);
     jsonw_obj_end(j);
     jsonw_kstr(j, "completionMode", wl->indexed ? "Indexed" : "NonIndexed");
@@ -641,6 +778,35 @@ static void taint(struct jsonw *j, const char *key, const char *value, const cha
     jsonw_obj_end(j);
 }
 
+/* MemoryPressure, DiskPressure, PIDPressure (kubelet) and NetworkUnavailable (the
+ * CNI): healthy from registration; Unknown once the node stopped posting status. */
+static void node_pressure_conditions(struct jsonw *j, const struct sim_node *n, bool ready,
+                                     bool lost) {
+    static const char *const kube[3][3] = {
+        {"MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
+        {"DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+        {"PIDPressure", "KubeletHasSufficientPID", "kubelet has sufficient PID available"}};
+    jsonw_obj(j);
+    jsonw_kstr(j, "type", "NetworkUnavailable");
+    jsonw_kstr(j, "status", ready || lost ? "False" : "True");
+    jsonw_ktime(j, "lastHeartbeatTime", ready || lost ? n->ready_t : n->reg_t);
+    jsonw_ktime(j, "lastTransitionTime", ready || lost ? n->ready_t : n->reg_t);
+    jsonw_kstr(j, "reason", ready || lost ? "CiliumIsUp" : "NoRouteCreated");
+    jsonw_kstr(j, "message",
+               ready || lost ? "Cilium is running on this node" : "Node created without a route");
+    jsonw_obj_end(j);
+    for (int k = 0; k < 3; k++) {
+        jsonw_obj(j);
+        jsonw_kstr(j, "type", kube[k][0]);
+        jsonw_kstr(j, "status", lost ? "Unknown" : "False");
+        jsonw_ktime(j, "lastHeartbeatTime", lost ? n->notready_t : ready ? n->ready_t : n->reg_t);
+        jsonw_ktime(j, "lastTransitionTime", lost ? n->notready_t : n->reg_t);
+        jsonw_kstr(j, "reason", lost ? "NodeStatusUnknown" : kube[k][1]);
+        jsonw_kstr(j, "message", lost ? "Kubelet stopped posting node status." : kube[k][2]);
+        jsonw_obj_end(j);
+    }
+}
+
 static void render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_t asof,
                         bool with_kind) {
     const struct sim_node *n = &w->nodes[idx];
@@ -675,6 +841,13 @@ static void render_node(struct jsonw *j, const struct sim_world *w, int idx, int
     char provider[48];
     snprintf(provider, sizeof provider, "digitalocean://%s", n->droplet_id);
     jsonw_kstr(j, "providerID", provider);
+    char cidr[32];
+    snprintf(cidr, sizeof cidr, "10.244.%d.0/25", idx % 256);
+    jsonw_kstr(j, "podCIDR", cidr);
+    jsonw_key(j, "podCIDRs");
+    jsonw_arr(j);
+    jsonw_str(j, cidr);
+    jsonw_arr_end(j);
     if (cordoned)
         jsonw_kbool(j, "unschedulable", true);
     if (ps->ntaints || cordoned || lost) {
@@ -713,6 +886,7 @@ static void render_node(struct jsonw *j, const struct sim_world *w, int idx, int
     }
     jsonw_key(j, "conditions");
     jsonw_arr(j);
+    node_pressure_conditions(j, n, ready, lost);
     jsonw_obj(j);
     jsonw_kstr(j, "type", "Ready");
     if (lost) {
@@ -748,12 +922,37 @@ static void render_node(struct jsonw *j, const struct sim_world *w, int idx, int
     jsonw_kstr(j, "type", "Hostname");
     jsonw_kstr(j, "address", n->name);
     jsonw_obj_end(j);
+    /* a documentation address (RFC 5737): never a real host */
+    snprintf(ip, sizeof ip, "203.0.113.%d", idx % 254 + 1);
+    jsonw_obj(j);
+    jsonw_kstr(j, "type", "ExternalIP");
+    jsonw_kstr(j, "address", ip);
+    jsonw_obj_end(j);
     jsonw_arr_end(j);
+    jsonw_key(j, "daemonEndpoints");
+    jsonw_obj(j);
+    jsonw_key(j, "kubeletEndpoint");
+    jsonw_obj(j);
+    jsonw_kint(j, "Port", 10250);
+    jsonw_obj_end(j);
+    jsonw_obj_end(j);
     jsonw_key(j, "nodeInfo");
     jsonw_obj(j);
-    jsonw_kstr(j, "kubeletVersion", "v1.33.1");
+    /* machineID / bootID / systemUUID: derived from the node's uid, stable per node */
+    char hex[33];
+    size_t h = 0;
+    for (const char *c = n->uid; *c && h < 32; c++)
+        if (*c != '-')
+            hex[h++] = *c;
+    hex[h] = '\0';
+    jsonw_kstr(j, "machineID", hex);
+    jsonw_kstr(j, "systemUUID", n->uid);
+    jsonw_kstr(j, "bootID", n->do_id);
+    jsonw_kstr(j, "kernelVersion", "6.1.0-31-amd64");
     jsonw_kstr(j, "osImage", "Debian GNU/Linux 12 (bookworm)");
     jsonw_kstr(j, "containerRuntimeVersion", "containerd://1.7.27");
+    jsonw_kstr(j, "kubeletVersion", "v1.33.1");
+    jsonw_kstr(j, "kubeProxyVersion", "v1.33.1");
     jsonw_kstr(j, "operatingSystem", "linux");
     jsonw_kstr(j, "architecture", "amd64");
     jsonw_obj_end(j);
@@ -823,6 +1022,9 @@ void sim_obj_render(struct jsonw *j, const struct sim_world *w, enum sim_kind ki
         break;
     case SIM_K_NODE:
         render_node(j, w, idx, asof, with_kind);
+        break;
+    case SIM_K_PDB:
+        sim_pdb_render(j, w, idx, asof, with_kind);
         break;
     default:
         render_event(j, w, idx, asof, with_kind);

@@ -34,6 +34,9 @@ int64_t sim_obj_rv(const struct sim_world *w, enum sim_kind kind, int idx, int64
 /* Writes the object; with_kind adds kind/apiVersion (watch events, single GETs). */
 void sim_obj_render(struct jsonw *j, const struct sim_world *w, enum sim_kind kind, int idx,
                     int64_t asof, bool with_kind);
+/* A pod's status.phase and its Ready condition as of seq. */
+const char *sim_pod_phase(const struct sim_world *w, int idx, int64_t asof);
+bool sim_pod_ready(const struct sim_world *w, int idx, int64_t asof);
 /* "Pod"/"v1", "Job"/"batch/v1", ... */
 const char *sim_kind_name(enum sim_kind kind);
 const char *sim_kind_api_version(enum sim_kind kind);

@@ -511,6 +511,12 @@ static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object 
         w->gpus = (int)get_int(c, o, where, "gpus", 1, 0, 64);
         w->cpu_m = (int)get_int(c, o, where, "cpu_millicores", 1000, 0, 1024000);
         w->image = get_str(c, o, where, "image", "registry.example.com/ml/train:1.0");
+        w->pdb_min_available = (int)get_int(c, o, where, "pdb_min_available", -1, 0, 100000);
+        w->pdb_max_unavailable = (int)get_int(c, o, where, "pdb_max_unavailable", -1, 0, 100000);
+        if (w->pdb_min_available >= 0 && w->pdb_max_unavailable >= 0) {
+            fail(c, "%s: give at most one of pdb_min_available and pdb_max_unavailable", where);
+            return;
+        }
         json_object *pools = get(o, "pools");
         if (pools) {
             if (!json_object_is_type(pools, json_type_array) ||

@@ -100,6 +100,9 @@ struct sim_workload {
     int gpus;                /* nvidia.com/gpu request per pod */
     int cpu_m;               /* cpu request, millicores */
     char *image;
+    /* a PodDisruptionBudget over the workload's pods (app.kubernetes.io/name);
+     * -1 = not set; at most one of the two is set */
+    int pdb_min_available, pdb_max_unavailable;
 };
 
 struct sim_scenario {

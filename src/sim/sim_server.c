@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "base/jsonw.h"
 #include "base/log.h"
@@ -143,8 +144,11 @@ static enum MHD_Result queue(struct MHD_Connection *conn, struct response *resp,
     return ret;
 }
 
-/* DigitalOcean's rate limit in real time: per minute (429) and the hourly header. */
-static bool rate_check(struct sim_server *s, struct response *resp, int64_t now) {
+/* DigitalOcean's rate limit in real time. The headers describe the limit that
+ * actually answers 429: the per-minute one when set (ratelimit-limit = requests
+ * per minute, ratelimit-reset = the real Unix second the minute window ends),
+ * else the hourly one. consume = false (a 401) reports without counting. */
+static bool rate_check(struct sim_server *s, struct response *resp, bool consume) {
     int64_t real = sim_clock_real_ms();
     int limit_h = s->opt.rate_per_hour > 0 ? s->opt.rate_per_hour : 5000;
     pthread_mutex_lock(&s->rate_mu);
@@ -156,23 +160,26 @@ static bool rate_check(struct sim_server *s, struct response *resp, int64_t now)
         s->hour_start_ms = real;
         s->hour_count = 0;
     }
-    bool over = s->opt.rate_per_minute > 0 && s->minute_count >= s->opt.rate_per_minute;
-    if (!over) {
+    bool per_minute = s->opt.rate_per_minute > 0;
+    bool over = per_minute && s->minute_count >= s->opt.rate_per_minute;
+    if (!over && consume) {
         s->minute_count++;
         s->hour_count++;
     }
-    int64_t remaining = limit_h - s->hour_count;
-    int64_t reset_in = (s->hour_start_ms + 3600000 - real + 999) / 1000;
+    int64_t limit = per_minute ? s->opt.rate_per_minute : limit_h;
+    int64_t remaining = limit - (per_minute ? s->minute_count : s->hour_count);
+    int64_t window_end_ms = per_minute ? s->minute_start_ms + 60000 : s->hour_start_ms + 3600000;
+    int64_t reset_in = (window_end_ms - real + 999) / 1000;
     int64_t retry = (s->minute_start_ms + 60000 - real + 999) / 1000;
     pthread_mutex_unlock(&s->rate_mu);
     char tmp[32];
-    snprintf(tmp, sizeof tmp, "%d", limit_h);
+    snprintf(tmp, sizeof tmp, "%lld", (long long)limit);
     response_header(resp, "ratelimit-limit", tmp);
     snprintf(tmp, sizeof tmp, "%lld", (long long)(remaining > 0 ? remaining : 0));
     response_header(resp, "ratelimit-remaining", tmp);
-    snprintf(tmp, sizeof tmp, "%lld", (long long)(now + reset_in));
+    snprintf(tmp, sizeof tmp, "%lld", (long long)(time(NULL) + reset_in));
     response_header(resp, "ratelimit-reset", tmp);
-    if (over) {
+    if (over && consume) {
         snprintf(tmp, sizeof tmp, "%lld", (long long)(retry > 0 ? retry : 1));
         response_header(resp, "retry-after", tmp);
         sim_do_error(resp, 429, "too_many_requests", "API rate limit exceeded.");
@@ -233,9 +240,7 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
     struct response resp;
     response_init(&resp);
     bool is_do = strncmp(url, "/v2/", 4) == 0;
-    bool is_k8s = strcmp(url, "/version") == 0 || strcmp(url, "/api") == 0 ||
-                  strncmp(url, "/api/", 5) == 0 || strcmp(url, "/apis") == 0 ||
-                  strncmp(url, "/apis/", 6) == 0;
+    bool is_k8s = sim_k8s_path(url);
     /* --hold: the first Kubernetes request starts the clock */
     if (is_k8s)
         sim_clock_release(s->opt.clock);
@@ -258,11 +263,12 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
         bool authed = token_ok(req.authorization, is_do ? s->opt.do_token : s->opt.kube_token);
         struct sim_faults *f = s->opt.faults;
         if (!authed) {
-            if (is_do)
+            if (is_do) {
+                rate_check(s, &resp, false);
                 sim_do_error(&resp, 401, "unauthorized", "Unable to authenticate you.");
-            else
+            } else
                 sim_k8s_status(&resp, 401, "Unauthorized", "Unauthorized");
-        } else if (is_do && !rate_check(s, &resp, now)) {
+        } else if (is_do && !rate_check(s, &resp, true)) {
             /* 429 already in resp */
         } else if (f && sim_fault_hit(f, SIM_FAULT_429)) {
             char ra[24];

@@ -23,7 +23,9 @@
 
 #define SIM_NEVER INT64_MAX
 
-enum sim_kind { SIM_K_POD, SIM_K_JOB, SIM_K_NODE, SIM_K_EVENT, SIM_K_COUNT };
+/* SIM_K_PDB: policy/v1 PodDisruptionBudgets, static objects from the scenario
+ * (sim_k8s_pdb.c); no log entry ever changes one. */
+enum sim_kind { SIM_K_POD, SIM_K_JOB, SIM_K_NODE, SIM_K_EVENT, SIM_K_PDB, SIM_K_COUNT };
 enum sim_etype { SIM_ADDED, SIM_MODIFIED, SIM_DELETED };
 
 struct sim_entry {

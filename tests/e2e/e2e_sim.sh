@@ -28,9 +28,10 @@ printf '{"start":"2026-11-09T00:00:00Z"}' > "$tmp/bad.json"
 if "$SPOTSIM_BIN" --scenario "$tmp/bad.json" --truth-only 2>"$tmp/bad.err"; then fail "bad scenario accepted"; fi
 grep -q duration "$tmp/bad.err" || fail "bad scenario error does not name the field"
 
-# 2. serve 12 simulated hours in about 2 s, until 10h
+# 2. serve 12 simulated hours in about 2 s, until 10h; --hold starts the clock at the
+# first Kubernetes request (the node list below sees the 4 nodes of the start)
 printf 'sim-token\n' > "$tmp/token"
-"$SPOTSIM_BIN" --scenario "$scenario" --seed 5 --speed 20000 --until 10h --listen 127.0.0.1:0 \
+"$SPOTSIM_BIN" --scenario "$scenario" --seed 5 --speed 20000 --until 10h --hold --listen 127.0.0.1:0 \
   --tls-cert-out "$tmp/ca.pem" --truth "$tmp/served.json" --do-token-file "$tmp/token" \
   --kube-token-file "$tmp/token" > "$tmp/out" 2> "$tmp/log" &
 pid=$!

@@ -26,26 +26,7 @@ while ! grep -q '^spotsim: http ' "$tmp/out" 2>/dev/null; do
   i=$((i + 1)); [ $i -lt 200 ] || fail "no start line"; sleep 0.05
 done
 https=$(awk '/^spotsim: http /{print $5}' "$tmp/out")
-cat > "$tmp/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: spotsim
-  cluster:
-    server: https://$https
-    certificate-authority: $tmp/ca.pem
-users:
-- name: spotsim
-  user:
-    token: kube-token
-contexts:
-- name: spotsim
-  context:
-    cluster: spotsim
-    user: spotsim
-    namespace: batch
-current-context: spotsim
-KC
+sh "$SPOTLEDGER_ROOT/tests/e2e/sim_kubeconfig.sh" "$https" "$tmp/ca.pem" kube-token > "$tmp/kubeconfig"
 export KUBECONFIG="$tmp/kubeconfig" HOME="$tmp"
 timeout 60 kubectl get jobs,pods,nodes -A -o json > "$tmp/all.json" 2> "$tmp/kubectl.err" \
   || { cat "$tmp/kubectl.err" >&2; fail "kubectl get failed"; }
