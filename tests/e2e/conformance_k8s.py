@@ -1,7 +1,8 @@
 """conformance_k8s — spotsim through the official Kubernetes Python client
 (Debian python3-kubernetes), run by e2e_conformance.sh with /usr/bin/python3.
 
-Usage: conformance_k8s.py HTTPS_URL CA_FILE TOKEN NAMESPACE WATCH_SECONDS TRUTH_URL
+Usage: conformance_k8s.py HTTPS_URL CA_FILE TOKEN NAMESPACE WATCH_SECONDS TRUTH_URL [MARK]
+(MARK: a file created once the first list is done, so other clients start after it.)
 
 1. /version through the client's VersionApi.
 2. Watches the namespace's pods from a list's resourceVersion for WATCH_SECONDS
@@ -22,6 +23,7 @@ import urllib.request
 from kubernetes import client, watch
 
 URL, CA, TOKEN, NS, WATCH_SECONDS, TRUTH_URL = sys.argv[1:7]
+MARK = sys.argv[7] if len(sys.argv) > 7 else None
 failures = []
 
 
@@ -67,6 +69,8 @@ try:
     for p in lst.items:
         note(p)
     last_rv = int(lst.metadata.resource_version)
+    if MARK:
+        open(MARK, "w").close()
     w = watch.Watch()
     for ev in w.stream(core.list_namespaced_pod, NS, resource_version=lst.metadata.resource_version,
                        timeout_seconds=int(WATCH_SECONDS)):

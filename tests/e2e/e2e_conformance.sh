@@ -25,8 +25,9 @@ tmp=$(mktemp -d)
 pid=
 pid2=
 wpid=
+ppid=
 cleanup() {
-  for p in $wpid $pid $pid2; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+  for p in $ppid $wpid $pid $pid2; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
@@ -72,15 +73,23 @@ cluster=$(awk '/^spotsim: http /{print $7}' "$tmp/out")
 sh "$SPOTLEDGER_ROOT/tests/e2e/sim_kubeconfig.sh" "$https" "$tmp/ca.pem" conf-token > "$tmp/kubeconfig"
 export KUBECONFIG="$tmp/kubeconfig" HOME="$tmp"
 
-# 4. the Python client watches through the reclaim; kubectl get pods -w alongside
+# 4. the Python client watches through the reclaim (its first list starts the clock);
+# kubectl get pods -w starts once that list is done
 have_kubectl=1
 command -v kubectl >/dev/null 2>&1 || have_kubectl=0
+$PY "$here/conformance_k8s.py" "https://$https" "$tmp/ca.pem" conf-token batch 14 \
+  "http://$http/sim/truth" "$tmp/listed" > "$tmp/k8s.out" 2>&1 &
+ppid=$!
+i=0
+while [ ! -f "$tmp/listed" ] && kill -0 "$ppid" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 600 ] || break; sleep 0.05
+done
 if [ $have_kubectl = 1 ]; then
-  timeout 16 kubectl get pods -w > "$tmp/w.out" 2> "$tmp/w.err" &
+  timeout 14 kubectl get pods -w > "$tmp/w.out" 2> "$tmp/w.err" &
   wpid=$!
 fi
-if ! $PY "$here/conformance_k8s.py" "https://$https" "$tmp/ca.pem" conf-token batch 14 \
-    "http://$http/sim/truth" > "$tmp/k8s.out" 2>&1; then
+prc=0; wait "$ppid" || prc=$?; ppid=
+if [ $prc -ne 0 ]; then
   sed 's/^/  /' "$tmp/k8s.out" | head -40 >&2
   fail "the Kubernetes Python client (conformance_k8s.py)"
 else
