@@ -7,6 +7,7 @@
 #   make layers     includes only go downward by layer (src/layers.txt, src/README.md)
 #   make deps       install missing Debian packages (idempotent, fast when all present)
 #   make coverage   line coverage per file and per layer, unit and e2e (gcovr)
+#   make planted    each planted bug (tests/mutate/planted.py) fails a test of make test
 #   make format / format-check / valgrind / clean
 #
 # Sources are discovered: src/*.c form the service (src/main.c is its entry point),
@@ -71,7 +72,7 @@ SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
-	fuzz-bins coverage
+	fuzz-bins coverage planted
 .DEFAULT_GOAL := all
 
 all: deps
@@ -174,6 +175,11 @@ valgrind: deps
 coverage: deps
 	@$(MAKE) --no-print-directory COVERAGE=1 test-bins
 	@sh tests/coverage.sh build/cov
+
+# make planted: each bug of tests/mutate/planted.py, alone in a scratch copy, must fail
+# a unit test of make test (about 3 minutes).
+planted: deps
+	@MAKE="$(MAKE)" python3 tests/mutate/planted.py
 
 
 # --- fuzzing (tests/fuzz/README.md) -------------------------------------------

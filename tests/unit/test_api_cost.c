@@ -121,6 +121,28 @@ static void test_summary_filter(void **state) {
     assert_int_equal(jint(t, CFG(t, fb, "attempts")), 3);
 }
 
+/* A window that starts at 00:30 cuts J1 (S, 0 -> 3660) and J3 (F, 60 -> 3660):
+ * only their seconds from 1800 on count. */
+static void test_summary_window_cut(void **state) {
+    struct apitest *t = *state;
+    char path[128];
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/summary?from=2026-11-02T00:30:00Z&to=2026-11-09T00:00:00Z"),
+        200);
+    /* nodes in the window: S 1800 -> 7200 = 5400 s x 500 = 2.700, F 1800 -> 10800 =
+     * 9000 s x 1000 = 9.000 */
+    assert_int_equal(jmicro(t, "nodes_total_cost"), 11700000);
+    /* allocated: J1 1860 s x 500 = 0.930, J2#1 1.750, J2#2 1.740, J3 1860 s x 1000 =
+     * 1.860: 6.280; idle 11.700 - 6.280 = 5.420 */
+    assert_int_equal(jmicro(t, "allocated_cost"), 6280000);
+    assert_int_equal(jmicro(t, "idle_cost"), 5420000);
+    size_t fb = config_index(t, "fallback", "measured");
+    /* all three completed in the window: 11.700 / 3 */
+    assert_int_equal(jint(t, CFG(t, fb, "tasks_succeeded")), 3);
+    assert_int_equal(jmicro(t, CFG(t, fb, "cost")), 11700000);
+    assert_int_equal(jmicro(t, CFG(t, fb, "cost_per_successful_task")), 3900000);
+}
+
 static void test_bad_parameters(void **state) {
     struct apitest *t = *state;
     const char *bad[] = {
@@ -314,6 +336,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_summary_cache_hit, apitest_setup_worked,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_summary_filter, apitest_setup_worked,
+                                        apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_summary_window_cut, apitest_setup_worked,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_bad_parameters, apitest_setup_worked,
                                         apitest_teardown_state),

@@ -156,13 +156,15 @@ static void test_status(void **state) {
     assert_string_equal(jstr(t, SRC(0, "status")), "never");
     assert_true(jnull(t, SRC(0, "lag_seconds")));
     assert_true(jnull(t, SRC(0, "last_poll")));
-    /* do: ok at T0 + 100 (Date T0 + 95), then an error at T0 + 200 */
+    /* do: ok at T0 + 100 (Date T0 + 95), then an error at T0 + 200 whose response
+     * had a Date (T0 + 195): a failed poll never moves the source clock */
     testdb_execf(&t->db,
                  "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status,"
                  " error, requests, items) VALUES"
                  " ('do', %lld, %lld, %lld, 'ok', NULL, 3, 10),"
-                 " ('do', %lld, %lld, NULL, 'error', 'timeout', 1, 0);",
-                 TESTDB_T0 + 90, TESTDB_T0 + 100, TESTDB_T0 + 95, TESTDB_T0 + 190, TESTDB_T0 + 200);
+                 " ('do', %lld, %lld, %lld, 'error', 'timeout', 1, 0);",
+                 TESTDB_T0 + 90, TESTDB_T0 + 100, TESTDB_T0 + 95, TESTDB_T0 + 190, TESTDB_T0 + 200,
+                 TESTDB_T0 + 195);
     apitest_open(t);
     assert_int_equal(apitest_call(t, "GET /api/v1/status"), 200);
     /* the source clock: the latest successful poll's Date, T0 + 95 = 00:01:35 */

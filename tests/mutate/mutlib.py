@@ -1,0 +1,91 @@
+"""mutlib - shared by tests/mutate/planted.py (make planted) and mutants.py (make mutants).
+
+A scratch copy of the repository (the files git tracks, plus uncommitted edits) in a
+temporary directory; one source change at a time is written into the copy, the unit test
+binaries that must notice it are rebuilt there (an ordinary optimised build, incremental,
+so only the changed object and the links are redone) and run, and the file is restored.
+The working tree is never touched.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class Copy:
+    def __init__(self, keep=False):
+        self.dir = tempfile.mkdtemp(prefix="spotledger-mut-")
+        self.keep = keep
+        files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                                "--exclude-standard"], cwd=ROOT, check=True,
+                               capture_output=True).stdout.split(b"\0")
+        for f in files:
+            if not f:
+                continue
+            f = f.decode()
+            src = os.path.join(ROOT, f)
+            if not os.path.isfile(src):
+                continue
+            dst = os.path.join(self.dir, f)
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        self.env = dict(os.environ)
+        self.env.setdefault("SHARED_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures"))
+        self.env["SPOTLEDGER_ROOT"] = self.dir
+        self.env["CMOCKA_MESSAGE_OUTPUT"] = "stdout"
+        self.make = os.environ.get("MAKE", "make")
+
+    def close(self):
+        if not self.keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, rel):
+        return os.path.join(self.dir, rel)
+
+    def read(self, rel):
+        with open(self.path(rel), encoding="utf-8") as f:
+            return f.read()
+
+    def write(self, rel, text):
+        with open(self.path(rel), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def build(self, tests, timeout=900):
+        """Builds build/tests/<t> for each t; True when every one links."""
+        targets = ["build/tests/" + t for t in tests]
+        r = subprocess.run([self.make, "--no-print-directory", "-j2", "OPT=-O1 -g"] + targets,
+                           cwd=self.dir, env=self.env, capture_output=True, timeout=timeout)
+        self.last_build_log = (r.stdout + r.stderr).decode(errors="replace")
+        return r.returncode == 0
+
+    def run(self, test, timeout):
+        """'pass', 'fail' or 'timeout' for one unit binary."""
+        try:
+            r = subprocess.run([self.path("build/tests/" + test)], cwd=self.dir, env=self.env,
+                               capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "timeout"
+        self.last_run_log = (r.stdout + r.stderr).decode(errors="replace")
+        return "pass" if r.returncode == 0 else "fail"
+
+    def existing(self, tests):
+        return [t for t in tests if os.path.exists(self.path("tests/unit/%s.c" % t))]
+
+
+def timed(fn, *args):
+    t0 = time.monotonic()
+    r = fn(*args)
+    return r, time.monotonic() - t0
+
+
+def die(msg):
+    print(msg, file=sys.stderr, flush=True)
+    sys.exit(1)
