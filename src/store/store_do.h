@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "source/do_api.h"
+#include "model/do.h"
 #include "base/err.h"
 #include "engine/reconcile.h"
 #include "store/store.h"
