@@ -7,14 +7,23 @@
  * as they are.
  *
  * State lives in the URL hash (#window=lastweek&experiment=x&task=<uid>) so a
- * view, or one task's attempts, can be linked. Auth: on a 401 one token form
+ * view, or one task's attempts, can be linked. The default window is "Last 7
+ * days" (window=7d), the API's own default: 7 days ending at the source clock,
+ * i.e. at the latest data. The summary answers with the window it resolved
+ * (from, to); every other panel and the "This view" downloads then ask for that
+ * exact [from, to), so the window named on screen is the one every number and
+ * file comes from. A window with no task says so, with a link to the latest 7
+ * days that hold data (GET /api/v1/status data_latest). Auth: on a 401 one token form
  * is shown; the token is kept in sessionStorage and sent as a bearer token on
  * every API call, CSV downloads included (fetch + Blob, never a plain link).
  *
  * Stable hooks for tests: each card is [data-configuration][data-basis]; each
  * figure is [data-card="<configuration>:<basis>"][data-field="<api field>"]
  * with data-value = the exact API value and text = its formatted form;
- * <body data-state="ready" data-first-paint-ms="N"> once the cards are filled;
+ * <body data-state="ready" data-first-paint-ms="N"> once the cards are filled,
+ * data-panels="ready" once every panel of the current window is; #window-from,
+ * #window-to (data-value: the window the API resolved); #empty-window with the
+ * link #jump-latest when the window holds no task;
  * the attempts table is #attempts-body with [data-attempt-uid] rows under
  * #task-detail[data-task-uid]. */
 'use strict';
@@ -27,6 +36,8 @@
   const PAGE_SIZE = 50;
 
   const NAMES = { spot: 'Spot', fallback: 'Spot + fallback', 'on-demand': 'On-Demand' };
+  const WINDOW_NAMES = { '7d': 'Last 7 days', week: 'This week', lastweek: 'Last week', '30d': 'Last 30 days', custom: 'Custom window' };
+  const DAY_MS = 86400000;
   const CARD_ORDER = [
     ['spot', 'measured'],
     ['fallback', 'measured'],
@@ -42,13 +53,14 @@
   const POOL_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 
   const state = {
-    window: 'week',
+    window: '7d',
     from: '',
     to: '',
     experiment: '',
     step: 'auto',
     tasks: { configuration: '', outcome: '', sort: 'completed_at', order: 'desc', cursors: [null], page: 0 },
     task: '',
+    resolved: null, /* {from, to} of the window the summary answered for */
     generation: 0, /* bumps on every reload so late answers of an older view are dropped */
   };
   const charts = {};
@@ -192,13 +204,21 @@
     return request(API + path + query(params), false);
   }
 
+  /* The window the summary answered for, as from/to, once it is known. */
+  function viewParams() {
+    if (!state.resolved) return windowParams();
+    const p = { from: state.resolved.from, to: state.resolved.to };
+    if (state.experiment) p.experiment = state.experiment;
+    return p;
+  }
+
   function windowParams() {
     const p = {};
     if (state.window === 'custom' && state.from && state.to) {
       p.from = state.from + 'T00:00:00Z';
       p.to = state.to + 'T00:00:00Z';
     } else {
-      p.window = state.window === 'custom' ? 'week' : state.window;
+      p.window = state.window === 'custom' ? '7d' : state.window;
     }
     if (state.experiment) p.experiment = state.experiment;
     return p;
@@ -218,14 +238,15 @@
     if (w && /^[A-Za-z0-9:,.+-]{1,80}$/.test(w)) state.window = w;
     if (h.get('from')) state.from = h.get('from');
     if (h.get('to')) state.to = h.get('to');
-    if (state.window === 'custom' && !(state.from && state.to)) state.window = 'week';
+    if (state.window === 'custom' && !(state.from && state.to)) state.window = '7d';
+    if (!w) state.window = '7d';
     state.experiment = h.get('experiment') || '';
     state.task = h.get('task') || '';
   }
 
   function hashFor(overrides) {
     const h = new URLSearchParams();
-    if (state.window !== 'week') h.set('window', state.window);
+    if (state.window !== '7d') h.set('window', state.window);
     if (state.window === 'custom') {
       h.set('from', state.from);
       h.set('to', state.to);
@@ -324,7 +345,7 @@
       else hideTask();
     });
     for (const b of document.querySelectorAll('button.download')) {
-      b.addEventListener('click', () => downloadCsv(API + 'export.csv' + query(Object.assign(windowParams(), { kind: b.dataset.kind })), 'spotledger-' + viewName() + '-' + b.dataset.kind + '.csv', b));
+      b.addEventListener('click', () => downloadCsv(API + 'export.csv' + query(Object.assign(viewParams(), { kind: b.dataset.kind })), 'spotledger-' + viewName() + '-' + b.dataset.kind + '.csv', b));
     }
     $('status-toggle').addEventListener('click', () => {
       const d = $('status-detail');
@@ -360,6 +381,7 @@
   }
 
   function viewName() {
+    if (state.resolved) return (state.resolved.from + '_' + state.resolved.to).replace(/:/g, '');
     if (state.window === 'custom') return state.from + '_' + state.to;
     return state.window;
   }
@@ -450,8 +472,10 @@
         if (has('tasks_unpriced')) dl.append(row('Tasks without an On-Demand price', figure(k, 'tasks_unpriced', c.tasks_unpriced, 'count')));
         if (has('work_seconds')) dl.append(row('Work priced', figure(k, 'work_seconds', c.work_seconds, 'duration')));
       } else {
+        dl.append(row('Attempts (pods)', figure(k, 'attempts', c.attempts, 'count')));
         dl.append(row('Retries', figure(k, 'retries', c.retries, 'count')));
         dl.append(row('Interruptions', figure(k, 'interruptions', c.interruptions, 'count')));
+        if (has('duplicates')) dl.append(row('Duplicate attempts', figure(k, 'duplicates', c.duplicates, 'count'), has('duplicate_seconds') ? el('span', { class: 'sub' }, ' (', figure(k, 'duplicate_seconds', c.duplicate_seconds, 'duration'), ' held twice)') : null));
         const rs = c.restore_seconds || {};
         dl.append(
           row(
@@ -514,8 +538,74 @@
     }
     if (summary.reconciliation && typeof summary.reconciliation === 'object') foot.append(renderAdviceObject('Reconciliation with DigitalOcean billing', summary.reconciliation));
 
+    renderWindowLabel(summary);
+  }
+
+  /* "Last 7 days: 2026-11-09 00:00 UTC → 2026-11-16 00:00 UTC": the picker's
+   * name and the exact window the API resolved it to. */
+  function renderWindowLabel(summary) {
     const w = summary.window || {};
-    $('window-label').textContent = 'Window: ' + F.time(w.from) + ' → ' + F.time(w.to) + (state.experiment ? ' · experiment ' + state.experiment : '');
+    const label = $('window-label');
+    clear(label);
+    const name = WINDOW_NAMES[state.window] || 'Window ' + state.window;
+    label.append(
+      el('strong', { text: name + ': ' }),
+      el('span', { id: 'window-from', 'data-value': w.from || '', text: F.time(w.from) }),
+      ' → ',
+      el('span', { id: 'window-to', 'data-value': w.to || '', text: F.time(w.to) }),
+      ' (end excluded)' + (state.window === '7d' ? ', ending at the latest data spotledger has seen' : '') + (state.experiment ? ' · experiment ' + state.experiment : '')
+    );
+  }
+
+  /* A window is empty when no task succeeded, failed, ran or made an attempt in it. */
+  function windowIsEmpty(summary) {
+    const confs = Array.isArray(summary.configurations) ? summary.configurations : [];
+    for (const c of confs) {
+      if ((c.basis || 'measured') !== 'measured') continue;
+      for (const f of ['tasks_succeeded', 'tasks_failed', 'tasks_running', 'attempts']) if (F.isNum(c[f]) && c[f] > 0) return false;
+    }
+    return true;
+  }
+
+  function isoDay(ms) {
+    return new Date(ms).toISOString().slice(0, 10);
+  }
+
+  /* The latest 7 whole UTC days holding data: they end at the midnight after
+   * the latest task completion or attempt start (status.data_latest). */
+  function latestDataWindow(st) {
+    const last = msOf(st && st.data_latest);
+    if (last === null) return null;
+    const end = Math.floor(last / DAY_MS) * DAY_MS + DAY_MS;
+    return { from: isoDay(end - 7 * DAY_MS), to: isoDay(end) };
+  }
+
+  async function renderEmptyNotice(summary, gen) {
+    const box = $('empty-window');
+    if (!windowIsEmpty(summary)) {
+      box.hidden = true;
+      clear(box);
+      return;
+    }
+    let st = null;
+    try {
+      st = await statusOnce();
+    } catch (_) {
+      st = null;
+    }
+    if (gen !== state.generation) return;
+    clear(box);
+    const w = summary.window || {};
+    box.append(el('strong', { text: 'No tasks in this window' }), ' (' + F.time(w.from) + ' → ' + F.time(w.to) + '). ');
+    const target = latestDataWindow(st);
+    const same = target && state.resolved && state.resolved.from === target.from + 'T00:00:00Z' && state.resolved.to === target.to + 'T00:00:00Z';
+    if (target && !same) {
+      const href = '#' + new URLSearchParams({ window: 'custom', from: target.from, to: target.to }).toString();
+      box.append(el('a', { id: 'jump-latest', href, 'data-from': target.from, 'data-to': target.to, text: 'Show the latest 7 days with data (' + target.from + ' → ' + target.to + ')' }));
+    } else if (!target) {
+      box.append('spotledger has not recorded any task yet; figures appear after the first poll that sees a Job.');
+    }
+    box.hidden = false;
   }
 
   /* Young/Daly checkpoint advice, in words, with the data it came from. */
@@ -584,7 +674,7 @@
   async function loadTrend(gen) {
     const step = stepForWindow();
     try {
-      const ts = await api('timeseries', Object.assign(windowParams(), { step, metric: 'cost_per_task' }));
+      const ts = await api('timeseries', Object.assign(viewParams(), { step, metric: 'cost_per_task' }));
       if (gen !== state.generation) return;
       const series = Array.isArray(ts.series) ? ts.series : [];
       const labels = [];
@@ -633,11 +723,15 @@
       ['idle_cost', 'Idle nodes', '#bcbd22'],
       ['restore_cost', 'Restore time', '#ff7f0e'],
     ];
+    // The counterfactual has no split (no run happened): its bar is the On-Demand
+    // price of the same successful work, the API's cost of that entry.
+    const datasets = parts.map(([field, label, color]) => ({ label, backgroundColor: color, data: ordered.map((c) => (c.basis === 'counterfactual' ? null : F.isNum(c[field]) ? c[field] : null)) }));
+    datasets.push({ label: 'On-Demand price of the same work (counterfactual)', backgroundColor: '#7f7f7f', data: ordered.map((c) => (c.basis === 'counterfactual' && F.isNum(c.cost) ? c.cost : null)) });
     makeChart('split-chart', {
       type: 'bar',
       data: {
         labels: ordered.map((c) => configName(c.configuration, c.basis)),
-        datasets: parts.map(([field, label, color]) => ({ label, backgroundColor: color, data: ordered.map((c) => (F.isNum(c[field]) ? c[field] : null)) })),
+        datasets,
       },
       options: {
         indexAxis: 'y',
@@ -670,7 +764,37 @@
     return F.time(new Date(ms).toISOString());
   }
 
-  /* Chart.js plugin: vertical dashed lines for each reclaim's milestones. */
+  const MARK_COLORS = { signal: '#d62728', gone: '#8c1c13', ready: '#1f77b4', work: '#2ca02c' };
+
+  /* A DOKS Spot pool is deleted at a reclaim and recreated under the same name
+   * with a new id: one line per pool name (and capacity type), the node counts of
+   * its incarnations added per time step. */
+  function groupPools(pools) {
+    const groups = new Map();
+    for (const p of pools) {
+      const name = p.name || p.id || DASH;
+      const key = name + '\u0000' + (p.capacity_type || '');
+      let g = groups.get(key);
+      if (!g) {
+        g = { name, capacity: p.capacity_type || '', ids: 0, byT: new Map() };
+        groups.set(key, g);
+      }
+      g.ids++;
+      for (const pt of p.points || []) {
+        const x = msOf(pt.t);
+        if (x === null || !F.isNum(pt.nodes)) continue;
+        g.byT.set(x, (g.byT.get(x) || 0) + pt.nodes);
+      }
+    }
+    return [...groups.values()].map((g) => ({
+      label: g.name + (g.capacity ? ' (' + g.capacity + ')' : '') + (g.ids > 1 ? ' · ' + g.ids + ' pools (recreated)' : ''),
+      points: [...g.byT.entries()].sort((a, b) => a[0] - b[0]).map(([x, y]) => ({ x, y })),
+    }));
+  }
+
+  /* Chart.js plugin: vertical dashed lines for each reclaim's milestones; a
+   * short label ("R1") at the first signal, staggered so neighbours never
+   * overlap (a label that would touch the previous one moves a row down). */
   const reclaimMarkers = {
     id: 'reclaimMarkers',
     afterDatasetsDraw(chart, _args, opts) {
@@ -679,8 +803,8 @@
       const area = chart.chartArea;
       const ctx = chart.ctx;
       ctx.save();
-      ctx.font = '11px system-ui, sans-serif';
-      let row = 0;
+      ctx.font = 'bold 11px system-ui, sans-serif';
+      const placed = []; /* [left, right, row] of labels drawn */
       for (const m of marks) {
         if (m.ms === null || m.ms < x.min || m.ms > x.max) continue;
         const px = x.getPixelForValue(m.ms);
@@ -692,8 +816,16 @@
         ctx.lineTo(px, area.bottom);
         ctx.stroke();
         ctx.setLineDash([]);
+        if (!m.label) continue;
+        const w = ctx.measureText(m.label).width;
+        const left = Math.min(px + 3, area.right - w - 2);
+        let row = 0;
+        while (placed.some(([l, r, rw]) => rw === row && left < r + 4 && left + w > l - 4)) row++;
+        placed.push([left, left + w, row]);
+        ctx.fillStyle = 'rgba(255,255,255,.85)';
+        ctx.fillRect(left - 2, area.top + 2 + 13 * row, w + 4, 13);
         ctx.fillStyle = m.color;
-        ctx.fillText(m.label, Math.min(px + 3, area.right - ctx.measureText(m.label).width), area.top + 12 + 12 * (row++ % 4));
+        ctx.fillText(m.label, left, area.top + 12 + 13 * row);
       }
       ctx.restore();
     },
@@ -745,13 +877,13 @@
   async function loadReclaims(gen) {
     const list = $('reclaim-list');
     try {
-      const nc = await api('node_counts', Object.assign(windowParams(), { step: '1h' }));
+      const nc = await api('node_counts', Object.assign(viewParams(), { step: '1h' }));
       if (gen !== state.generation) return;
       const pools = Array.isArray(nc.pools) ? nc.pools : [];
       const reclaims = Array.isArray(nc.reclaims) ? nc.reclaims : [];
-      const datasets = pools.map((p, i) => ({
-        label: (p.name || p.id) + (p.capacity_type ? ' (' + p.capacity_type + ')' : ''),
-        data: (p.points || []).map((pt) => ({ x: msOf(pt.t), y: pt.nodes })).filter((pt) => pt.x !== null),
+      const datasets = groupPools(pools).map((g, i) => ({
+        label: g.label,
+        data: g.points,
         borderColor: POOL_COLORS[i % POOL_COLORS.length],
         backgroundColor: POOL_COLORS[i % POOL_COLORS.length],
         stepped: true,
@@ -761,11 +893,11 @@
       const marks = [];
       reclaims.forEach((r0, i) => {
         const r = reclaimFields(r0);
-        const n = reclaims.length > 1 ? ' #' + (i + 1) : '';
-        marks.push({ ms: msOf(r.first_signal_at), label: 'reclaim' + n + ': signal', color: '#d62728' });
-        marks.push({ ms: msOf(r.pool_gone_at), label: 'pool gone' + n, color: '#8c1c13' });
-        marks.push({ ms: msOf(r.replacement_ready_at), label: 'replacement ready' + n + ' (+' + F.duration(r.replacement_delay_seconds) + ')', color: '#1f77b4' });
-        marks.push({ ms: msOf(r.return_to_work_at), label: 'back to work' + n + ' (+' + F.duration(r.return_to_work_seconds) + ')', color: '#2ca02c' });
+        // the lines carry only the reclaim's number; the list under the chart says what each is
+        marks.push({ ms: msOf(r.first_signal_at), label: 'R' + (i + 1), color: MARK_COLORS.signal });
+        marks.push({ ms: msOf(r.pool_gone_at), label: '', color: MARK_COLORS.gone });
+        marks.push({ ms: msOf(r.replacement_ready_at), label: '', color: MARK_COLORS.ready });
+        marks.push({ ms: msOf(r.return_to_work_at), label: '', color: MARK_COLORS.work });
       });
       const step = tickStep(datasets);
       makeChart('reclaim-chart', {
@@ -775,7 +907,7 @@
           parsing: true,
           interaction: { mode: 'nearest', intersect: false },
           scales: {
-            x: { type: 'linear', ticks: { stepSize: step, autoSkip: true, autoSkipPadding: 12, maxRotation: 45, callback: function (v) { return this.options.ticks.stepSize >= 86400000 ? F.date(new Date(v).toISOString()) : tickTime(v); } } },
+            x: { type: 'linear', ticks: { stepSize: step, autoSkip: true, autoSkipPadding: 12, maxRotation: 45, callback: (v) => (v % DAY_MS === 0 ? F.date(new Date(v).toISOString()) : tickTime(v)) } },
             y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'nodes' } },
           },
           plugins: {
@@ -787,13 +919,13 @@
       });
       clear(list);
       if (!reclaims.length) list.append(el('li', { class: 'placeholder', text: 'No Spot reclaim in this window.' }));
-      for (const r0 of reclaims) {
+      for (const [i, r0] of reclaims.entries()) {
         const r = reclaimFields(r0);
         list.append(
           el(
             'li',
             { 'data-pool-id': r.pool_id || '' },
-            el('strong', { text: 'Pool ' + (r.pool || r.pool_id || DASH) + ' reclaimed. ' }),
+            el('strong', { text: 'R' + (i + 1) + ': pool ' + (r.pool || r.pool_id || DASH) + ' reclaimed. ' }),
             'First signal ' + F.time(r.first_signal_at) + '; pool gone ' + F.time(r.pool_gone_at) + '; replacement node ready ' + F.time(r.replacement_ready_at) + ' (',
             el('span', { 'data-field': 'replacement_delay_seconds', text: F.duration(r.replacement_delay_seconds) }),
             ' replacement delay); interrupted work running again ' + F.time(r.return_to_work_at) + ' (',
@@ -830,7 +962,7 @@
     updateSortHeaders();
     body.setAttribute('aria-busy', 'true');
     try {
-      const params = Object.assign(windowParams(), {
+      const params = Object.assign(viewParams(), {
         configuration: t.configuration,
         outcome: t.outcome,
         limit: PAGE_SIZE,
@@ -969,7 +1101,7 @@
 
   async function loadAdvice(gen) {
     try {
-      const res = await api('advice', windowParams());
+      const res = await api('advice', viewParams());
       if (gen !== state.generation) return;
       const list = $('advice-list');
       clear(list);
@@ -1042,13 +1174,24 @@
     }
   }
 
-  async function loadStatus() {
+  let statusPromise = null;
+  /* One /api/v1/status answer shared by the pill and the empty-window notice;
+   * refreshed by loadStatus. */
+  function statusOnce() {
+    if (!statusPromise) statusPromise = api('status');
+    return statusPromise;
+  }
+
+  async function loadStatus(refresh) {
+    if (refresh) statusPromise = null;
     const dot = $('status-dot');
     const text = $('status-text');
     const detail = $('status-detail');
     try {
-      const st = await api('status');
-      const sources = Array.isArray(st.sources) ? st.sources : [];
+      const st = await statusOnce();
+      const watching = st.watching || {};
+      $('nokube-banner').hidden = watching.no_kube !== true;
+      const sources = (Array.isArray(st.sources) ? st.sources : []).filter((s) => !(s.source === 'k8s' && watching.no_kube === true));
       const anyError = sources.some((s) => s.status === 'error');
       const allOk = sources.length > 0 && sources.every((s) => s.status === 'ok');
       let last = null;
@@ -1070,6 +1213,7 @@
       }
       detail.append(dl, el('p', { class: 'sub', text: 'spotledger ' + (st.version || '') + ' · source clock ' + F.time(st.now) }));
     } catch (e) {
+      statusPromise = null;
       dot.className = 'dot dot-error';
       text.textContent = 'Status unavailable';
       clear(detail);
@@ -1085,7 +1229,10 @@
     try {
       const summary = await api('summary', windowParams());
       if (gen !== state.generation) return;
+      const w = summary.window || {};
+      state.resolved = w.from && w.to ? { from: w.from, to: w.to } : null;
       renderCards(summary);
+      renderEmptyNotice(summary, gen);
       if (!firstPaintDone) {
         firstPaintDone = true;
         performance.mark('spotledger-cards');
@@ -1103,10 +1250,15 @@
 
   function reloadAll() {
     const gen = ++state.generation;
+    state.resolved = null;
     resetPages();
     // The cards first: on two cores the other panels' queries would compete with
     // the one figure finance opens the page for. The rest follows at once.
-    const rest = () => Promise.all([loadTrend(gen), loadReclaims(gen), loadTasks(gen), loadAdvice(gen)]);
+    document.body.setAttribute('data-panels', 'loading');
+    const rest = () =>
+      Promise.all([loadTrend(gen), loadReclaims(gen), loadTasks(gen), loadAdvice(gen)]).then(() => {
+        if (gen === state.generation) document.body.setAttribute('data-panels', 'ready');
+      });
     return loadSummary(gen).then(rest, rest);
   }
 
@@ -1118,7 +1270,7 @@
     loadExperiments();
     loadExports();
     loadStatus();
-    setInterval(loadStatus, 30000);
+    setInterval(() => loadStatus(true), 30000);
     if (state.task) openTask(state.task);
     return first;
   }

@@ -13,7 +13,7 @@
 #      <body data-first-paint-ms>) is printed, with the wall-clock time of the
 #      whole headless load beside it.
 #
-# Stack: start_stack() runs spotsim's demo scenario and spotledger against it.
+# Stack: start_stack() runs `make run`'s demo (deploy/demo/run.sh) on a free port.
 # E2E_DASHBOARD_URL=http://127.0.0.1:PORT skips start_stack and tests that
 # server instead (e.g. a mock API during development). E2E_WINDOW picks the
 # window (default: the dashboard's default, "week").
@@ -41,6 +41,7 @@ cleanup() {
   set +e
   stop_pid "$ledger_pid"
   stop_pid "$sim_pid"
+  stop_pid "$run_pid"
   rm -rf "$dir"
   exit $rc
 }
@@ -73,48 +74,41 @@ sim_runs() {
 }
 
 # start_stack: sets $base (http://127.0.0.1:PORT) and $with_sim (1 when demo data flows).
-# The same wiring as deploy/demo/run.sh: spotsim plays the demo week (held until
-# spotledger's first request, at 40320x: the week in 15 s), spotledger polls it
-# over HTTP (DigitalOcean) and HTTPS with spotsim's CA (Kubernetes).
+# With the simulator: `make run`'s own script (deploy/demo/run.sh) on a free port,
+# in a private run folder, at its default speed (the demo week in 60 s), with the binaries
+# under test; the tests begin once it says the simulated week is complete.
+# Without it: spotledger alone with --no-kube.
+run_pid=
 start_stack() {
   with_sim=0
-  ledger_args=--no-kube
   if sim_runs && [ -f "$root/deploy/demo/scenario.json" ]; then
-    printf 'demo-do-token\n' >"$dir/do-token"
-    printf 'demo-kube-token\n' >"$dir/kube-token"
-    "$SPOTSIM_BIN" --scenario "$root/deploy/demo/scenario.json" --seed 2026 --speed 40320 --hold \
-      --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --rate-limit 0 \
-      --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
-      >"$dir/sim.out" 2>"$dir/sim.err" &
-    sim_pid=$!
+    SPOTLEDGER_RUN_DIR="$dir/run" SPOTLEDGER_PORT=0 \
+      SPOTLEDGER_BIN="$SPOTLEDGER_BIN" SPOTSIM_BIN="$SPOTSIM_BIN" \
+      sh "$root/deploy/demo/run.sh" >"$dir/run.out" 2>"$dir/run.err" &
+    run_pid=$!
     i=0
-    while ! grep -q '^spotsim: http ' "$dir/sim.out" 2>/dev/null; do
-      i=$((i + 1)); [ $i -le 100 ] || fail "spotsim did not start: $(cat "$dir/sim.err")"
+    until grep -q '^B=' "$dir/run/demo.env" 2>/dev/null; do
+      i=$((i + 1)); [ $i -le 200 ] || fail "make run's demo did not start: $(cat "$dir/run.err")"
+      kill -0 "$run_pid" 2>/dev/null || fail "make run's demo exited: $(cat "$dir/run.out" "$dir/run.err")"
       sleep 0.1
     done
-    line=$(grep '^spotsim: http ' "$dir/sim.out")
-    http=$(echo "$line" | awk '{print $3}')
-    https=$(echo "$line" | awk '{print $5}')
-    cluster=$(echo "$line" | awk '{print $7}')
-    ledger_args="--do-api-url http://$http --do-token-file $dir/do-token --cluster-id $cluster
-      --kube-api-url https://$https --kube-token-file $dir/kube-token --kube-ca-file $dir/ca.pem
-      --poll-interval 1 --export-dir $dir/exports"
+    base=$(sed -n 's|^B=\(http://127\.0\.0\.1:[0-9]*\)/api/v1$|\1|p' "$dir/run/demo.env")
+    [ -n "$base" ] || fail "demo.env has no B=: $(cat "$dir/run/demo.env")"
     with_sim=1
-  fi
-  # shellcheck disable=SC2086 # ledger_args is a word list on purpose
-  "${SPOTLEDGER_BIN:?}" --listen 127.0.0.1:0 --db "$dir/ledger.db" --web-dir "$root/web" \
-    $ledger_args >"$dir/ledger.out" 2>"$dir/ledger.err" &
-  ledger_pid=$!
-  port=$(wait_listen "$dir/ledger.out") || fail "spotledger did not start: $(cat "$dir/ledger.err")"
-  base="http://127.0.0.1:$port"
-  if [ "$with_sim" = 1 ]; then
-    # the demo week is over when the source clock reaches its end (bounded: 90 s)
+    # the demo week is over when run.sh says so and the source clock reached its end (bounded: 120 s)
     i=0
-    until curl -sf --max-time 5 "$base/api/v1/status" | jq -e '.now == "2026-11-16T00:00:00Z"' >/dev/null; do
-      i=$((i + 1)); [ $i -le 180 ] || fail "the demo week did not complete in 90 s"
+    until grep -q 'the simulated week is complete' "$dir/run.out" &&
+      curl -sf --max-time 5 "$base/api/v1/status" | jq -e '.now == "2026-11-16T00:00:00Z"' >/dev/null; do
+      i=$((i + 1)); [ $i -le 240 ] || fail "the demo week did not complete in 120 s: $(tail -n 3 "$dir/run.out")"
       sleep 0.5
     done
     sleep 3 # the last polls of the final state
+  else
+    "${SPOTLEDGER_BIN:?}" --no-kube --listen 127.0.0.1:0 --db "$dir/ledger.db" --web-dir "$root/web" \
+      >"$dir/ledger.out" 2>"$dir/ledger.err" &
+    ledger_pid=$!
+    port=$(wait_listen "$dir/ledger.out") || fail "spotledger did not start: $(cat "$dir/ledger.err")"
+    base="http://127.0.0.1:$port"
   fi
 }
 
@@ -308,6 +302,108 @@ cheap=$(grep -c 'data-cheapest="true"' "$dir/dom.html" || true)
 
 paint=$(sed -n 's/.*<body[^>]*data-first-paint-ms="\([0-9]*\)".*/\1/p' "$dir/dom.html" | head -n 1)
 [ -n "$paint" ] || fail "<body> has no data-first-paint-ms"
+
+# 1b. the default URL (no hash), driven over the DevTools protocol at 1280x900 and
+# on a phone (390x844): the four cost-per-successful-task figures of the API's
+# DEFAULT summary (no parameter: the last 7 days ending at the source clock) are
+# in the DOM with their exact values, above the fold on the desktop; the window
+# named on screen is the one the API resolved; the status pill covers nothing.
+command -v python3 >/dev/null || fail "python3 is not installed (make deps installs it)"
+cdp() { # cdp URL SIZE WAIT_JS EVAL_JS PNG -> JSON on stdout; console must stay silent
+  timeout -k 5 120 python3 "$root/tests/e2e/cdp_page.py" "$chromium" "$1" "$2" "$3" "$4" "$5" 90 ||
+    fail "the DevTools driver failed on $1 at $2"
+}
+probe='(() => {
+  const r = (e) => e ? e.getBoundingClientRect() : null;
+  const figs = [...document.querySelectorAll("[data-field=cost_per_successful_task]")].map((e) => {
+    const b = r(e); return { card: e.dataset.card, value: e.dataset.value, text: e.textContent, top: b.top, bottom: b.bottom };
+  });
+  const st = document.getElementById("status");
+  const blocks = [...document.querySelectorAll("main .card, main .panel, #window-label")].map(r);
+  const sb = r(st);
+  const covered = blocks.filter((b) => b.width > 0 && sb.left < b.right && sb.right > b.left && sb.top < b.bottom && sb.bottom > b.top).length;
+  return { figs, h: innerHeight, w: innerWidth, from: document.getElementById("window-from")?.dataset.value,
+    to: document.getElementById("window-to")?.dataset.value, picker: document.getElementById("window-select").value,
+    empty: !document.getElementById("empty-window").hidden, statusPosition: getComputedStyle(st).position, covered,
+    hash: location.hash, downloads: document.querySelectorAll("button.download[data-kind]").length };
+})()'
+mkdir -p "$out_dir"
+api summary >"$dir/default-summary.json"
+for size in 1280x900 390x844m; do
+  shot="$out_dir/dashboard-default-${size%m}.png"
+  cdp "$base/" "$size" 'document.body.dataset.panels === "ready"' "$probe" "$shot" >"$dir/default-$size.json"
+  jq -e '.console == []' "$dir/default-$size.json" >/dev/null ||
+    fail "console messages at $size: $(jq -c .console "$dir/default-$size.json")"
+  python3 - "$dir/default-summary.json" "$dir/default-$size.json" "$size" <<'PY' || fail "the default view at $size (above)"
+import json, sys
+from decimal import Decimal
+api = json.load(open(sys.argv[1]), parse_float=Decimal)
+got = json.load(open(sys.argv[2]))["value"]
+size = sys.argv[3]
+bad = []
+if got["picker"] != "7d":
+    bad.append("the picker shows %r, not Last 7 days" % got["picker"])
+if (got["from"], got["to"]) != (api["window"]["from"], api["window"]["to"]):
+    bad.append("window on screen %s..%s, the API's default is %s..%s" % (
+        got["from"], got["to"], api["window"]["from"], api["window"]["to"]))
+figs = {f["card"]: f for f in got["figs"]}
+for c in api["configurations"]:
+    key = c["configuration"] + ":" + c.get("basis", "measured")
+    f = figs.get(key)
+    want = c["cost_per_successful_task"]
+    if f is None:
+        bad.append("%s: no cost_per_successful_task in the DOM" % key)
+        continue
+    if want is None or f["value"] == "null" or Decimal(f["value"]) != want:
+        bad.append("%s: DOM %s, API %s" % (key, f["value"], want))
+    if not size.endswith("m") and not (0 <= f["top"] and f["bottom"] <= got["h"]):
+        bad.append("%s: below the fold (%.0f..%.0f of %d px)" % (key, f["top"], f["bottom"], got["h"]))
+if len(api["configurations"]) < 4 or len(figs) < 4:
+    bad.append("want four figures, API %d, DOM %d" % (len(api["configurations"]), len(figs)))
+if got["empty"]:
+    bad.append("the default window says it is empty")
+if got["statusPosition"] == "fixed" or got["covered"]:
+    bad.append("the status pill is %s and covers %d blocks" % (got["statusPosition"], got["covered"]))
+for line in bad:
+    print("  " + line, file=sys.stderr)
+print("e2e_dashboard: default URL at %s: %d figures = /api/v1/summary, window %s..%s%s" % (
+    size, len(figs), got["from"], got["to"], "" if size.endswith("m") else ", all above the fold"))
+sys.exit(1 if bad else 0)
+PY
+  [ -s "$shot" ] || fail "no screenshot $shot"
+done
+
+# 1c. an empty window says so and links to the latest window with data; the link
+# lands on a window with tasks (after the demo week, "This week" has just begun)
+if [ "$with_sim" = 1 ] && [ -z "${E2E_DASHBOARD_URL:-}" ]; then
+  eprobe='(() => { const a = document.getElementById("jump-latest");
+    return { empty: !document.getElementById("empty-window").hidden, text: document.getElementById("empty-window").textContent,
+      href: a ? a.getAttribute("href") : null }; })()'
+  cdp "$base/#window=week" 1280x900 'document.body.dataset.panels === "ready" && !document.getElementById("empty-window").hidden' \
+    "$eprobe" "$out_dir/dashboard-empty-1280.png" >"$dir/empty.json"
+  jq -e '.value.empty and .value.href == "#window=custom&from=2026-11-09&to=2026-11-16" and .console == []' "$dir/empty.json" >/dev/null ||
+    fail "empty window: $(jq -c . "$dir/empty.json")"
+  # following the link (a click, on a phone): a window with tasks, the notice gone
+  jprobe='new Promise((resolve) => {
+    document.getElementById("jump-latest").click();
+    const t0 = Date.now();
+    (function poll() {
+      const f = document.getElementById("window-from");
+      if (document.body.dataset.panels === "ready" && f && f.dataset.value === "2026-11-09T00:00:00Z") {
+        resolve({ empty: !document.getElementById("empty-window").hidden, from: f.dataset.value,
+          to: document.getElementById("window-to").dataset.value, picker: document.getElementById("window-select").value,
+          hash: location.hash, ok: [...document.querySelectorAll("[data-field=tasks_succeeded]")].some((e) => Number(e.dataset.value) > 0) });
+      } else if (Date.now() - t0 > 30000) resolve({ timeout: true, hash: location.hash });
+      else setTimeout(poll, 50);
+    })();
+  })'
+  cdp "$base/#window=week" 390x844m 'document.body.dataset.panels === "ready" && document.getElementById("jump-latest")' "$jprobe" \
+    "$out_dir/dashboard-jumped-390.png" >"$dir/jumped.json"
+  jq -e '.value.empty == false and .value.ok and .value.picker == "custom" and .value.from == "2026-11-09T00:00:00Z"
+    and .value.to == "2026-11-16T00:00:00Z" and .console == []' "$dir/jumped.json" >/dev/null ||
+    fail "the jump target: $(jq -c . "$dir/jumped.json")"
+  note "empty window (This week): says so and links to 2026-11-09..2026-11-16, which shows tasks"
+fi
 
 # 2. a task's attempts through #task=<uid>
 uid=$(api "tasks?window=$window&limit=1" | jq -r '.tasks[0].uid // empty')

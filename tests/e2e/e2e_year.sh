@@ -148,93 +148,18 @@ succ=$(curl -sf --max-time 60 "$base/api/v1/summary?$w" |
 [ "$succ" -ge 20000 ] || fail "the year's summary counts only $succ succeeded tasks"
 
 # --- 2. first meaningful paint in headless Chromium ------------------------------
-cat >"$dir/fmp.py" <<'PY'
-# fmp.py CHROMIUM URL TIMEOUT_S: opens URL in a fresh headless Chromium profile,
-# driven over --remote-debugging-pipe (fd 3 in, fd 4 out, NUL-separated JSON), and
-# prints "<data-first-paint-ms> <data-state> <real ms from navigate to seen>" once
-# web/app.js has set data-first-paint-ms. Every read has a deadline.
-import json, os, select, shutil, subprocess, sys, tempfile, time
-
-chromium, url, budget = sys.argv[1], sys.argv[2], float(sys.argv[3])
-prof = tempfile.mkdtemp(prefix="fmp-profile.")
-to_chrome_r, to_chrome_w = os.pipe()
-from_chrome_r, from_chrome_w = os.pipe()
-
-def child():
-    a, b = os.dup(to_chrome_r), os.dup(from_chrome_w)
-    os.dup2(a, 3)
-    os.dup2(b, 4)
-
-proc = subprocess.Popen(
-    [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-     "--disable-default-apps", "--disable-extensions", "--mute-audio",
-     "--user-data-dir=" + prof, "--window-size=1280,900", "--remote-debugging-pipe",
-     "about:blank"],
-    preexec_fn=child, close_fds=False, stdin=subprocess.DEVNULL,
-    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-os.close(to_chrome_r)
-os.close(from_chrome_w)
-deadline = time.time() + budget
-pending = b""
-next_id = 0
-
-def call(method, params=None, session=None):
-    global next_id, pending
-    next_id += 1
-    msg = {"id": next_id, "method": method, "params": params or {}}
-    if session:
-        msg["sessionId"] = session
-    os.write(to_chrome_w, json.dumps(msg).encode() + b"\0")
-    while True:
-        while b"\0" in pending:
-            raw, pending = pending.split(b"\0", 1)
-            m = json.loads(raw)
-            if m.get("id") == next_id:
-                if "error" in m:
-                    raise SystemExit("fmp: %s: %s" % (method, m["error"]))
-                return m["result"]
-        left = deadline - time.time()
-        if left <= 0:
-            raise SystemExit("fmp: timed out waiting for %s" % method)
-        ready, _, _ = select.select([from_chrome_r], [], [], left)
-        if ready:
-            chunk = os.read(from_chrome_r, 1 << 16)
-            if not chunk:
-                raise SystemExit("fmp: chromium closed the pipe")
-            pending += chunk
-
-try:
-    target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
-    session = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    call("Page.enable", {}, session)
-    t0 = time.time()
-    call("Page.navigate", {"url": url}, session)
-    probe = ("document.body ? (document.body.getAttribute('data-first-paint-ms') || '') + ' ' +"
-             " document.body.getAttribute('data-state') : ''")
-    while True:
-        r = call("Runtime.evaluate", {"expression": probe, "returnByValue": True}, session)
-        v = r["result"].get("value", "")
-        if v and v.split(" ")[0]:
-            break
-        time.sleep(0.02)
-    print("%s %d" % (v, (time.time() - t0) * 1000))
-finally:
-    try:
-        os.write(to_chrome_w, json.dumps({"id": 999999, "method": "Browser.close"}).encode() + b"\0")
-        proc.wait(10)
-    except Exception:
-        proc.kill()
-        proc.wait()
-    shutil.rmtree(prof, ignore_errors=True)
-PY
+# tests/e2e/cdp_page.py drives a fresh headless Chromium over the DevTools pipe;
+# waited_ms is the real time from navigating to data-first-paint-ms being set.
 
 # measure NAME HASH: 3 cold loads; prints the figures, sets $median
 measure() {
   name=$1; hash=$2
   runs=
   for k in 1 2 3; do
-    out=$(timeout -k 5 120 python3 "$dir/fmp.py" "$chromium" "$base/#$hash" 90) ||
+    out=$(timeout -k 5 120 python3 "$root/tests/e2e/cdp_page.py" "$chromium" "$base/#$hash" 1280x900 \
+      'document.body.getAttribute("data-first-paint-ms")' \
+      'document.body.getAttribute("data-first-paint-ms") + " " + document.body.getAttribute("data-state")' - 90 |
+      jq -r '"\(.value) \(.waited_ms)"') && [ -n "$out" ] ||
       fail "$name: the dashboard did not paint its cards within 90 s"
     set -- $out
     [ "$2" = ready ] || fail "$name: the page reached data-state=$2, not ready"
@@ -245,7 +170,7 @@ measure() {
   note "first meaningful paint, $name: median $median ms (page clock; runs:$runs ms; real time from navigate to cards seen:$walls ms; load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs)"
   walls=
 }
-measure "default window (week)" ""
+measure "default window (last 7 days)" ""
 fmp_default=$median
 measure "year window ($year_from,$year_to)" "window=$year_from,$year_to"
 fmp_year=$median
