@@ -18,6 +18,7 @@
 
 #include "base/err.h"
 #include "base/log.h"
+#include "base/secret.h"
 #include "model/settings.h"
 
 #define CONFIG_MAX_LIST 32
@@ -85,10 +86,5 @@ enum config_result config_check_kube(const struct config *cfg,
 
 /* True when the host is a loopback address (127.0.0.0/8, ::1, localhost). */
 bool config_host_is_loopback(const char *host);
-
-/* Reads a secret file: contents with surrounding whitespace trimmed. Caller frees
- * (and should zero). ERR_IO (unreadable), ERR_INVAL (empty), ERR_TOOBIG (>4 KiB).
- * The path may be logged; the content never is. */
-enum err secret_read(const char *path, char **out);
 
 #endif

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "service/config.h"
+#include "base/secret.h"
 #include "base/log.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_fault.h"

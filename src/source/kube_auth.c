@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/secret.h"
 #include "service/config.h"
 #include "base/log.h"
 #include "base/xalloc.h"
