@@ -4,7 +4,17 @@
  * thread; the store is touched only under writer_lock, one transaction per list
  * page or watch event; `rv` (the resume point) only advances after the event that
  * carried it is committed. Every loop is bounded: pages by WATCH_MAX_PAGES, list
- * restarts by WATCH_MAX_LIST_RESTARTS, waits by the stop flag and backoff_max_ms. */
+ * restarts by WATCH_MAX_LIST_RESTARTS, waits by the stop flag and backoff_max_ms.
+ *
+ * Request budget (README "Limits"): an upstream that ends every watch at once
+ * (an empty 200, a 410, an error) or loops a list must not turn the informers
+ * into a request storm. Per resource: the backoff returns to zero only after a
+ * watch that delivered a line or lived healthy_watch_ms; watch starts draw from
+ * a token bucket (start_burst at once, then one per start_gap_ms); relists that
+ * the schedule did not ask for (after a 410 or a failed list) are capped at
+ * max_relists_per_min, beyond which the relist waits for the next scheduled
+ * resync; a list whose continue token repeats stops with an error; the lines
+ * about these are rate-limited (one per resource per minute, with a count). */
 #include "ingest/watch_k8s.h"
 
 #include <stdio.h>
@@ -25,6 +35,8 @@
 #define WATCH_MAX_PAGES 100000
 #define WATCH_MAX_LIST_RESTARTS 3
 #define WATCH_MAX_RESOURCES 5
+#define WATCH_RELIST_WINDOW_MS 60000
+#define WATCH_MAX_RELISTS_CAP 16
 
 struct resource {
     char name[32]; /* watch_state key: "jobs", "pods", "nodes", "events", "node-events" */
@@ -44,6 +56,11 @@ struct informer {
     bool loaded;              /* persisted resume point read */
     pthread_t thread;
     bool running;
+    /* request budget, informer thread only */
+    int64_t start_tat;                        /* token bucket: theoretical arrival time */
+    int64_t relist_at[WATCH_MAX_RELISTS_CAP]; /* starts of unscheduled relists (ring) */
+    int relist_n;                             /* entries used in relist_at */
+    struct log_limit log;                     /* storms of repeated lines */
 };
 
 struct watch_k8s {
@@ -182,6 +199,19 @@ static void opt_defaults(struct watch_k8s_options *o) {
         o->max_response = 64u << 20;
     if (o->max_line == 0)
         o->max_line = 8u << 20;
+    long timeout_ms = 1000L * o->watch_timeout_seconds;
+    if (o->healthy_watch_ms <= 0)
+        o->healthy_watch_ms = timeout_ms / 2 < 10000 ? timeout_ms / 2 : 10000;
+    if (o->start_gap_ms <= 0)
+        o->start_gap_ms = timeout_ms / 4 < 250    ? 250
+                          : timeout_ms / 4 > 5000 ? 5000
+                                                  : timeout_ms / 4;
+    if (o->start_burst <= 0)
+        o->start_burst = 6;
+    if (o->max_relists_per_min <= 0) /* at least as often as the schedule relists */
+        o->max_relists_per_min = o->resync_seconds < 20 ? 60 / o->resync_seconds : 3;
+    if (o->max_relists_per_min > WATCH_MAX_RELISTS_CAP)
+        o->max_relists_per_min = WATCH_MAX_RELISTS_CAP;
 }
 
 static char *dup_opt(const char *s) {
@@ -258,6 +288,9 @@ enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer
     for (int i = 0; i < w->n_inf; i++) {
         struct informer *in = &w->inf[i];
         in->w = w;
+        pthread_mutex_init(&in->log.mu, NULL);
+        in->log.interval_ms = WATCH_RELIST_WINDOW_MS;
+        in->log.burst = 1;
         kube_token_init(&in->token, w->token_file);
         if (http_client_new(&ho, &in->http) != ERR_OK) {
             watch_k8s_free(w);
@@ -275,6 +308,7 @@ void watch_k8s_free(struct watch_k8s *w) {
     for (int i = 0; i < w->n_inf; i++) {
         http_client_free(w->inf[i].http);
         kube_token_release(&w->inf[i].token);
+        pthread_mutex_destroy(&w->inf[i].log.mu);
     }
     pthread_cond_destroy(&w->cond);
     pthread_mutex_destroy(&w->mu);
@@ -477,6 +511,15 @@ static enum err informer_list(struct informer *in) {
                     err_str(rc));
             break;
         }
+        if (l.continue_token && cont && strcmp(l.continue_token, cont) == 0) {
+            /* a server that answers the same token again would be followed forever */
+            log_msg(LOG_WARN, "watch_k8s: %s: the list's continue token did not change, stopping",
+                    in->res.name);
+            snprintf(resp.error, sizeof resp.error, "the continue token repeated");
+            k8s_list_release(&l);
+            rc = ERR_PARSE;
+            break;
+        }
         bool last = l.continue_token == NULL;
         rc = apply_page(in, &l, pages == 0, last, date, &items);
         pages++;
@@ -509,7 +552,10 @@ static enum err informer_list(struct informer *in) {
                 in->res.name, (unsigned long long)items, list_rv);
     } else if (rc != ERR_BUSY) {
         STAT_ADD(w, errors, 1);
-        log_msg(LOG_WARN, "watch_k8s: %s", errtext);
+        unsigned long dropped = 0;
+        if (log_limit_take(&in->log, mono_ms(), &dropped))
+            log_msg(LOG_WARN, "watch_k8s: %s (%lu similar lines suppressed before)", errtext,
+                    dropped);
     }
     return rc;
 }
@@ -522,6 +568,7 @@ struct stream_ctx {
     enum err err;               /* a store failure stops the stream */
     bool gone;                  /* ERROR event with code 410 */
     bool error_event;
+    uint64_t lines; /* events and bookmarks applied */
 };
 
 static bool on_line(void *ctx, const char *line, size_t len) {
@@ -583,6 +630,7 @@ static bool on_line(void *ctx, const char *line, size_t len) {
     }
     if (ev.resource_version[0])
         copy_rv(in->rv, ev.resource_version);
+    sc->lines++;
     pthread_mutex_lock(&w->mu);
     if (ev.type == K8S_BOOKMARK)
         w->stats.bookmarks++;
@@ -597,7 +645,9 @@ static bool on_line(void *ctx, const char *line, size_t len) {
 
 enum watch_end { WATCH_CLOSED, WATCH_GONE, WATCH_ERROR, WATCH_STOPPED };
 
-static enum watch_end informer_watch(struct informer *in) {
+/* How a watch went, for the backoff: *progress when it delivered a line or lived
+ * healthy_watch_ms. */
+static enum watch_end informer_watch(struct informer *in, bool *progress) {
     struct watch_k8s *w = in->w;
     struct buf url;
     buf_init(&url, 0);
@@ -611,6 +661,7 @@ static enum watch_end informer_watch(struct informer *in) {
     const char *tok = NULL;
     enum err rc = request_token(in, &tok);
     STAT_ADD(w, watches, 1);
+    int64_t started = mono_ms();
     if (rc == ERR_OK)
         rc = http_client_stream(in->http, buf_str(&url), tok, w->opt.idle_timeout_ms,
                                 w->opt.max_line, on_line, &sc, &resp);
@@ -620,6 +671,7 @@ static enum watch_end informer_watch(struct informer *in) {
     }
     http_response_release(&resp);
     buf_release(&url);
+    *progress = sc.lines > 0 || mono_ms() - started >= w->opt.healthy_watch_ms;
     if (stopping(w))
         return WATCH_STOPPED;
     if (sc.gone || rc == ERR_GONE)
@@ -629,18 +681,66 @@ static enum watch_end informer_watch(struct informer *in) {
     return WATCH_CLOSED;
 }
 
+/* Waits for a watch start from the resource's token bucket (GCRA: start_burst
+ * starts at once, then one per start_gap_ms). True when stopping. */
+static bool start_budget_wait(struct informer *in) {
+    struct watch_k8s *w = in->w;
+    int64_t now = mono_ms();
+    int64_t allowed = in->start_tat - (int64_t)(w->opt.start_burst - 1) * w->opt.start_gap_ms;
+    if (now < allowed && wait_ms(w, (long)(allowed - now)))
+        return true;
+    now = mono_ms();
+    in->start_tat = (in->start_tat > now ? in->start_tat : now) + w->opt.start_gap_ms;
+    return false;
+}
+
+/* Whether an unscheduled relist may start now (fewer than max_relists_per_min in
+ * the last minute); records it when so. */
+static bool relist_allowed(struct informer *in) {
+    struct watch_k8s *w = in->w;
+    int64_t now = mono_ms();
+    int n = 0;
+    for (int i = 0; i < in->relist_n; i++)
+        if (now - in->relist_at[i] < WATCH_RELIST_WINDOW_MS)
+            in->relist_at[n++] = in->relist_at[i];
+    in->relist_n = n;
+    if (n >= w->opt.max_relists_per_min)
+        return false;
+    in->relist_at[in->relist_n++] = now;
+    return true;
+}
+
+/* One rate-limited INFO line about the resource (storm-prone events). */
+static void storm_log(struct informer *in, const char *what) {
+    unsigned long dropped = 0;
+    if (log_limit_take(&in->log, mono_ms(), &dropped))
+        log_msg(LOG_INFO, "watch_k8s: %s: %s (%lu similar lines suppressed before)", in->res.name,
+                what, dropped);
+}
+
 static void *informer_main(void *arg) {
     struct informer *in = arg;
     struct watch_k8s *w = in->w;
     long backoff = 0;
-    bool need_list = true;
+    int idle_ends = 0; /* watches in a row that ended without progress */
+    bool need_list = true, scheduled = true;
     int64_t next_resync = 0;
     while (!stopping(w)) {
+        if (need_list && !scheduled && !relist_allowed(in)) {
+            /* over the relist cap: the next scheduled resync relists */
+            storm_log(in, "relist cap reached, waiting for the scheduled resync");
+            int64_t left = next_resync - mono_ms();
+            if (left > 0 && wait_ms(w, (long)left))
+                break;
+            scheduled = true;
+            continue;
+        }
         if (need_list) {
             enum err rc = informer_list(in);
             if (rc == ERR_BUSY && stopping(w))
                 break;
             if (rc != ERR_OK) {
+                scheduled = false;
                 backoff = next_backoff(w, backoff);
                 if (backoff_wait(w, backoff))
                     break;
@@ -649,36 +749,48 @@ static void *informer_main(void *arg) {
             need_list = false;
             next_resync = mono_ms() + (int64_t)w->opt.resync_seconds * 1000;
         }
-        enum watch_end end = informer_watch(in);
+        if (start_budget_wait(in))
+            break;
+        bool progress = false;
+        enum watch_end end = informer_watch(in, &progress);
         if (end == WATCH_STOPPED)
             break;
+        /* the backoff restarts only after a watch that did something; one watch
+         * that ends without progress (an expired version, a proxy's idle cut) is
+         * retried at once, the next ones back off */
+        if (progress) {
+            backoff = 0;
+            idle_ends = 0;
+        } else {
+            idle_ends++;
+        }
         if (end == WATCH_GONE) {
             STAT_ADD(w, gone, 1);
             if (in->list_rv[0] && strcmp(in->rv, in->list_rv) != 0) {
                 /* too old to replay from: continue from the last list instead */
-                log_msg(LOG_INFO,
-                        "watch_k8s: %s: resourceVersion %s expired, watching from "
-                        "the last list (%s)",
-                        in->res.name, in->rv, in->list_rv);
+                storm_log(in, "resourceVersion expired, watching from the last list");
                 copy_rv(in->rv, in->list_rv);
             } else {
-                log_msg(LOG_INFO, "watch_k8s: %s: resourceVersion %s expired, relisting",
-                        in->res.name, in->rv);
+                storm_log(in, "resourceVersion expired, relisting");
                 in->rv[0] = '\0';
                 in->list_rv[0] = '\0';
                 need_list = true;
+                scheduled = false;
             }
-            backoff = 0;
         } else if (end == WATCH_ERROR) {
             STAT_ADD(w, errors, 1);
+        } else if (!progress) {
+            storm_log(in, "the watch ended at once without a line, backing off");
+        }
+        if (idle_ends > 1 || end == WATCH_ERROR) {
             backoff = next_backoff(w, backoff);
             if (backoff_wait(w, backoff))
                 break;
-        } else {
-            backoff = 0;
         }
-        if (mono_ms() >= next_resync)
+        if (mono_ms() >= next_resync) {
             need_list = true;
+            scheduled = true;
+        }
     }
     return NULL;
 }

@@ -55,6 +55,11 @@ struct watch_k8s_options {
     long request_timeout_ms;   /* LIST total timeout; default 30000 */
     size_t max_response;       /* LIST page cap; default 64 MiB */
     size_t max_line;           /* watch line cap; default 8 MiB */
+    /* request budget per resource (README "Limits"); 0 = the default */
+    long healthy_watch_ms;   /* a watch this long resets the backoff; min(10 s, timeout/2) */
+    long start_gap_ms;       /* watch starts: one per gap...; clamp(timeout/4, 250, 5000) */
+    int start_burst;         /* ...after this many at once; default 6 */
+    int max_relists_per_min; /* unscheduled relists (410, failed list); 3, 60/resync if more */
 };
 
 struct watch_k8s_stats {

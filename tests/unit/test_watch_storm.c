@@ -1,0 +1,322 @@
+/* test_watch_storm — the informers' request budget (README "Limits") against a
+ * fake Kubernetes API on 127.0.0.1 that lies or loops:
+ *   - every watch answered 200 with an empty body (closed at once),
+ *   - every watch answered 410 Gone,
+ *   - a node list whose continue token never changes.
+ * The first two run side by side for 10 s with the default options; each resource
+ * may receive at most the documented budget of requests in that time, and the log
+ * stays small. Before the budget, the first took ~49,000 requests in 6 s and the
+ * second ~1,000 with ~175 log lines a second. The server only records; every
+ * assertion runs on the test thread (STYLE.md 22); every wait is bounded. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "ingest/watch_k8s.h"
+#include "store/store.h"
+
+enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_N };
+enum mode { M_CLOSE, M_GONE, M_FROZEN };
+
+/* The documented budget with the default options (watch_k8s.h, README "Limits"):
+ * watch starts: 6 at once, then one per 5 s -> at most 6 + 10/5 = 8 in 10 s;
+ * lists: the first, plus at most 3 unscheduled relists a minute -> 4.
+ * Lists here are one page each, so at most 8 + 4 = 12 requests per resource. */
+#define BUDGET_10S 12
+#define RUN_MS 10000
+#define FROZEN_STOP_AFTER 50 /* the fake then fails the list, so old code ends too */
+
+struct fk {
+    struct MHD_Daemon *d;
+    char base[64];
+    enum mode mode;
+    pthread_mutex_t mu;
+    int lists[R_N], watches[R_N];
+};
+
+static int res_of(const char *url) {
+    size_t n = strlen(url);
+    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events"};
+    for (int i = 0; i < R_N; i++) {
+        size_t k = strlen(ends[i]);
+        if (n >= k && strcmp(url + n - k, ends[i]) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static const char NODE_PAGE[] =
+    "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"5\","
+    "\"continue\":\"same-token\"},\"items\":["
+    "{\"metadata\":{\"name\":\"n1\",\"uid\":\"node-1\",\"resourceVersion\":\"3\","
+    "\"creationTimestamp\":\"2026-03-02T09:00:00Z\"}},"
+    "{\"metadata\":{\"name\":\"n2\",\"uid\":\"node-2\",\"resourceVersion\":\"4\","
+    "\"creationTimestamp\":\"2026-03-02T09:00:00Z\"}}]}";
+static const char EMPTY_LIST[] =
+    "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"5\"},"
+    "\"items\":[]}";
+static const char STATUS_410[] =
+    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+    "\"message\":\"too old resource version\",\"reason\":\"Expired\",\"code\":410}";
+
+static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls) {
+    (void)method;
+    (void)version;
+    (void)upload;
+    (void)upload_size;
+    (void)con_cls;
+    struct fk *f = cls;
+    int res = res_of(url);
+    const char *watch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
+    bool is_watch = watch && strcmp(watch, "1") == 0;
+    int status = 200;
+    const char *body = EMPTY_LIST;
+    pthread_mutex_lock(&f->mu);
+    if (res < 0) {
+        status = 404;
+        body = "{}";
+    } else if (is_watch) {
+        f->watches[res]++;
+        if (f->mode == M_GONE) {
+            status = 410;
+            body = STATUS_410;
+        } else {
+            body = ""; /* M_CLOSE: 200, nothing, closed */
+        }
+    } else {
+        f->lists[res]++;
+        if (f->mode == M_FROZEN && res == R_NODES)
+            body = f->lists[res] > FROZEN_STOP_AFTER ? "{}" : NODE_PAGE;
+        if (f->mode == M_FROZEN && res == R_NODES && f->lists[res] > FROZEN_STOP_AFTER)
+            status = 500;
+    }
+    pthread_mutex_unlock(&f->mu);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static struct fk *fk_start(enum mode mode) {
+    struct fk *f = calloc(1, sizeof *f);
+    f->mode = mode;
+    pthread_mutex_init(&f->mu, NULL);
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
+                            NULL, NULL, fk_handler, f, MHD_OPTION_SOCK_ADDR, &sa,
+                            MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+    if (!f->d) {
+        free(f);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
+    snprintf(f->base, sizeof f->base, "http://127.0.0.1:%u", (unsigned)di->port);
+    return f;
+}
+
+static void fk_stop(struct fk *f) {
+    MHD_stop_daemon(f->d);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}
+
+static int count(struct fk *f, const int *per_res, int res) {
+    pthread_mutex_lock(&f->mu);
+    int n = per_res[res];
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+/* --- a watcher on its own database ------------------------------------------------ */
+
+struct rig {
+    char db[64];
+    struct fk *f;
+    struct store *s;
+    pthread_mutex_t lock;
+    struct watch_k8s *w;
+};
+
+static void rig_start(struct rig *r, enum mode mode) {
+    memset(r, 0, sizeof *r);
+    snprintf(r->db, sizeof r->db, "/tmp/test_watch_storm_XXXXXX");
+    int fd = mkstemp(r->db);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(store_open(r->db, STORE_WRITER, &r->s, NULL), ERR_OK);
+    pthread_mutex_init(&r->lock, NULL);
+    r->f = fk_start(mode);
+    assert_non_null(r->f);
+    struct watch_k8s_options o;
+    memset(&o, 0, sizeof o); /* every budget option at its default */
+    o.api_url = r->f->base;
+    assert_int_equal(watch_k8s_new(&o, r->s, &r->lock, &r->w), ERR_OK);
+}
+
+static void rig_stop(struct rig *r) {
+    watch_k8s_free(r->w);
+    fk_stop(r->f);
+    store_free(r->s);
+    pthread_mutex_destroy(&r->lock);
+    char p[96];
+    unlink(r->db);
+    snprintf(p, sizeof p, "%s-wal", r->db);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", r->db);
+    unlink(p);
+}
+
+static int64_t q_int(const char *db, const char *sql) {
+    sqlite3 *h = NULL;
+    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(h, 2000);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    int64_t v = -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return v;
+}
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int count_lines(const char *path, const char *needle) {
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, fp))
+        if (strstr(line, needle))
+            n++;
+    fclose(fp);
+    return n;
+}
+
+/* --- tests ----------------------------------------------------------------------- */
+
+/* Watches closed at once and watches answered 410, 10 s each, side by side. */
+static void test_storms_stay_in_budget(void **state) {
+    (void)state;
+    /* the log goes to a file for the run, to be counted */
+    char logpath[] = "/tmp/test_watch_storm_log_XXXXXX";
+    int lfd = mkstemp(logpath);
+    assert_true(lfd >= 0);
+    int saved = dup(STDERR_FILENO);
+    assert_true(saved >= 0);
+    fflush(stderr);
+    dup2(lfd, STDERR_FILENO);
+    log_set_level(LOG_INFO);
+
+    struct rig closing, gone;
+    rig_start(&closing, M_CLOSE);
+    rig_start(&gone, M_GONE);
+    int64_t t0 = now_ms();
+    assert_int_equal(watch_k8s_start(closing.w), ERR_OK);
+    assert_int_equal(watch_k8s_start(gone.w), ERR_OK);
+    while (now_ms() - t0 < RUN_MS) {
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    watch_k8s_stop(closing.w);
+    watch_k8s_stop(gone.w);
+
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    close(lfd);
+    log_set_level(LOG_OFF);
+
+    const char *names[R_N] = {"jobs", "pods", "nodes", "events"};
+    struct rig *rigs[2] = {&closing, &gone};
+    const char *what[2] = {"closed at once", "410 Gone"};
+    for (int k = 0; k < 2; k++) {
+        for (int r = 0; r < R_N; r++) {
+            int lists = count(rigs[k]->f, rigs[k]->f->lists, r);
+            int watches = count(rigs[k]->f, rigs[k]->f->watches, r);
+            printf("watch_storm: %s: %s: %d list(s) + %d watch(es) in 10 s (budget %d)\n", what[k],
+                   names[r], lists, watches, BUDGET_10S);
+            assert_true(lists >= 1 && watches >= 1); /* it did try */
+            assert_true(lists + watches <= BUDGET_10S);
+            if (k == 1)
+                assert_true(lists <= 4); /* the first list + 3 relists a minute */
+        }
+    }
+    /* at most one storm line per resource per minute (+ "watching N resource(s)") */
+    int lines = count_lines(logpath, "watch_k8s:");
+    printf("watch_storm: %d watch_k8s log line(s) in 10 s over 8 informers\n", lines);
+    assert_true(lines <= 2 * (1 + R_N));
+    unlink(logpath);
+    rig_stop(&closing);
+    rig_stop(&gone);
+}
+
+/* A node list whose continue token never changes: stopped at the repeat with a
+ * clear error, and a second list stores nothing new. */
+static void test_frozen_continue_token(void **state) {
+    (void)state;
+    struct rig r;
+    rig_start(&r, M_FROZEN);
+    enum err rc = watch_k8s_sync_once(r.w);
+    assert_int_not_equal(rc, ERR_OK);
+    /* the first page, then the page that repeated its token: two requests */
+    assert_int_equal(count(r.f, r.f->lists, R_NODES), 2);
+    assert_int_equal(q_int(r.db, "SELECT count(*) FROM nodes"), 2);
+    assert_int_equal(q_int(r.db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND "
+                                 "error LIKE '%continue token repeated%'"),
+                     1);
+    int64_t pages = q_int(r.db, "PRAGMA page_count");
+    int64_t rows = q_int(r.db, "SELECT (SELECT count(*) FROM nodes) + "
+                               "(SELECT count(*) FROM node_conditions)");
+    /* a relist of the same objects replaces, never appends */
+    watch_k8s_free(r.w);
+    struct watch_k8s_options o;
+    memset(&o, 0, sizeof o);
+    o.api_url = r.f->base;
+    assert_int_equal(watch_k8s_new(&o, r.s, &r.lock, &r.w), ERR_OK);
+    assert_int_not_equal(watch_k8s_sync_once(r.w), ERR_OK);
+    assert_int_equal(count(r.f, r.f->lists, R_NODES), 4);
+    assert_int_equal(q_int(r.db, "SELECT (SELECT count(*) FROM nodes) + "
+                                 "(SELECT count(*) FROM node_conditions)"),
+                     rows);
+    assert_int_equal(q_int(r.db, "PRAGMA page_count"), pages);
+    rig_stop(&r);
+}
+
+int main(void) {
+    log_set_level(LOG_OFF);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_frozen_continue_token),
+        cmocka_unit_test(test_storms_stay_in_budget),
+    };
+    return cmocka_run_group_tests_name("watch_storm", tests, NULL, NULL);
+}
