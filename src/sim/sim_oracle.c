@@ -100,11 +100,15 @@ static int size_gpus(const struct orc_timeline *tl, const char *slug) {
 
 /* ---- nodes: which seconds DigitalOcean charges ------------------------------ */
 
+/* The end of the node's billed life: its deletion (else now), but at least 60 s
+ * after Ready (the minimum: a node is billed as if it lived 60 s, owed as soon as
+ * it is Ready). */
 static int64_t node_end(const struct orc_node *n, int64_t now) {
-    return min64(n->deleted_t, now);
+    int64_t end = min64(n->deleted_t, now);
+    return end < n->ready_t + MIN_SECONDS ? n->ready_t + MIN_SECONDS : end;
 }
 
-/* Whether second s of node n is charged: inside [Ready, deletion) and among the
+/* Whether second s of node n is charged: inside its billed life and among the
  * first 672 billable hours of its calendar month (the node is billed in one
  * contiguous interval, so those are the seconds before max(Ready, month start)
  * + 672 h). `m` remembers the month of the last call (seconds are walked in order). */
@@ -444,17 +448,17 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             if (s >= from && s < to)
                 win++;
         }
-        /* node total in W: its charged seconds, plus the minimum's top-up in the
-         * window holding its billable start */
-        i128 num = (i128)win * nr->rate; /* µ$·s/h: divide by 3600 */
-        if (node->ready_t >= from && node->ready_t < to) {
-            i128 life_num = (i128)(life > MIN_SECONDS ? life : MIN_SECONDS) * nr->rate;
-            if (life_num < (i128)MIN_AMOUNT * HOUR)
-                life_num = (i128)MIN_AMOUNT * HOUR;
-            num += life_num - (i128)life * nr->rate;
-        }
+        /* node total in W: its charged seconds; and, once the node has ended,
+         * what its whole life lacks to $0.01, in the window holding its last
+         * billed second */
         nr->seconds = win;
-        nr->total = round_div(num, HOUR);
+        nr->total = round_div((i128)win * nr->rate, HOUR);
+        int64_t last = node_end(node, now) - 1;
+        if (node->deleted_t <= now && last >= from && last < to) {
+            int64_t whole = round_div((i128)life * nr->rate, HOUR);
+            if (whole < MIN_AMOUNT)
+                nr->total += MIN_AMOUNT - whole;
+        }
         /* allocated: every pod held on it, every second */
         i128 cls[ORC_NCONFIG * K_N];
         memset(cls, 0, sizeof cls);

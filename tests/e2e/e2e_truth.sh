@@ -90,6 +90,18 @@ run_case() {
   jq -S '.cost.pools' "$d/truth.json" >"$d/want.pools"
   curl -sf "$base/api/v1/reclaims?$w" | jq -S .reclaims >"$d/got.reclaims"
   jq -S '.cost.reclaims' "$d/truth.json" >"$d/want.reclaims"
+  # the independent oracle (docs/oracle.md): every figure it computes, to the micro-dollar
+  jq -n --slurpfile s "$d/summary.json" --slurpfile n "$d/got.nodes" --slurpfile p "$d/got.pools" \
+    --slurpfile r "$d/got.reclaims" --slurpfile t "$d/truth.json" \
+    '{got: {summary: $s[0], nodes: $n[0], pools: $p[0], reclaims: $r[0]}, want: $t[0].oracle}' |
+    jq -r -f "$root/tests/oracle/compare.jq" >"$d/oracle.diff"
+  ndiff=$(wc -l <"$d/oracle.diff")
+  oracle_total=$((oracle_total + ndiff))
+  if [ "$ndiff" -gt 0 ]; then
+    echo "e2e_truth: $name: $ndiff differences from the oracle (< oracle, > spotledger):" >&2
+    head -20 "$d/oracle.diff" >&2
+    if [ "${ORACLE_GATE:-0}" = 1 ]; then fail "$name: spotledger differs from the oracle"; fi
+  fi
   for k in summary nodes pools reclaims; do
     if ! cmp -s "$d/want.$k" "$d/got.$k"; then
       diff "$d/want.$k" "$d/got.$k" | head -40 >&2
@@ -147,6 +159,7 @@ run_case() {
 }
 
 fx="$root/tests/fixtures/sim"
+oracle_total=0
 run_case one-reclaim "$fx/small.json"
 run_case no-reclaim "$fx/no_reclaim.json"
 run_case many-reclaims "$fx/many_reclaims.json"
@@ -159,4 +172,5 @@ run_case faults "$fx/small.json" --fault-5xx 0.2 --fault-429 0.1 --fault-truncat
 faults=$(jq -c '.faults_injected' "$dir/faults/sim.status")
 total=$(jq '[.faults_injected[]] | add // 0' "$dir/faults/sim.status")
 [ "$total" -gt 0 ] || fail "faults: spotsim injected no fault"
+echo "e2e_truth: $oracle_total differences from the oracle over every case (ORACLE_GATE=1 makes any fail)"
 echo "e2e_truth: ok (fault case: $total faults injected: $faults)"

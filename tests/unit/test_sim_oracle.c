@@ -255,7 +255,25 @@ static void test_minimum_charge(void **state) {
     assert_int_equal(r.nodes[0].total, 10000); /* 60 s x $0.000005 = $0.0003 < $0.01 */
     assert_int_equal(r.nodes[1].total, 60000); /* 60 s x $0.001 */
     assert_int_equal(r.nodes[2].total, 0);     /* never Ready: never billed */
+    assert_int_equal(r.nodes[1].seconds, 60);
     assert_int_equal(r.unattributed_total, 70000);
+    orc_result_release(&r);
+    /* windows: the 60 s fall from Ready on ([0, 60)); the floor lands with the
+     * last billed second (59): C is 40 s x 5 µ$ = 200 µ$ in [0, 40), and
+     * 20 s x 5 µ$ + (10000 - 300) = 9800 µ$ in [40, 3600) */
+    assert_int_equal(orc_compute(&tl, 0, 40, 3600, &r), ERR_OK);
+    assert_int_equal(r.nodes[0].total, 200);
+    assert_int_equal(r.nodes[1].total, 40000);
+    orc_result_release(&r);
+    assert_int_equal(orc_compute(&tl, 40, 3600, 3600, &r), ERR_OK);
+    assert_int_equal(r.nodes[0].total, 9800);
+    assert_int_equal(r.nodes[1].total, 20000);
+    orc_result_release(&r);
+    /* a node still alive gets no floor yet: C Ready at 0, now 30 -> 60 s x 5 µ$ */
+    nodes[0].deleted_t = N;
+    assert_int_equal(orc_compute(&tl, 0, 3600, 30, &r), ERR_OK);
+    assert_int_equal(r.nodes[0].total, 300);
+    assert_int_equal(r.unattributed_total, 60300); /* and G's 60 s */
     orc_result_release(&r);
 }
 

@@ -1,0 +1,905 @@
+/* test_oracle — property test: seeded random small clusters, the cost engine (in
+ * process, through the store's writers and window loader as the service does)
+ * against the independent oracle (src/sim/sim_oracle.c, docs/oracle.md).
+ *
+ * Each seed makes a random timeline (pools, some Spot by slug or only by label,
+ * a list-price change, nodes with NotReady blips, reclaims, Jobs with retries,
+ * partitions whose original finishes first, pending replacements, CPU pods on GPU
+ * nodes, N-completion and Indexed Jobs, pods whose end is never reported). The
+ * oracle reads the timeline; the engine reads what a watcher and a poller would
+ * have stored: the Kubernetes objects as JSON (parsed by source/k8s_api) at each
+ * change, with deletionTimestamp = request + grace as Kubernetes sets it, and
+ * the DigitalOcean sizes, pools and nodes. Every figure must be equal to the
+ * micro-dollar. A difference prints the seed and the command that replays it:
+ *   ORACLE_SEED=n build/san/tests/test_oracle
+ * ORACLE_SEEDS=k runs k seeds (default 500) from ORACLE_FIRST (default 1). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/buf.h"
+#include "base/log.h"
+#include "base/timeutil.h"
+#include "engine/cost.h"
+#include "model/settings.h"
+#include "query/calc.h"
+#include "sim/sim_oracle.h"
+#include "source/do_api.h"
+#include "source/k8s_api.h"
+#include "store/store.h"
+#include "store/store_do.h"
+#include "store/store_k8s.h"
+
+#define NV ORC_NEVER
+#define T0 1793577600LL /* 2026-11-02T00:00:00Z */
+#define GRACE 30
+#define MAXP 6
+#define MAXN 10
+#define MAXJ 10
+#define MAXPOD 32
+
+/* ---- PRNG (splitmix64) ---------------------------------------------------- */
+static uint64_t rs;
+static uint64_t rnd(void) {
+    uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+static int64_t rr(int64_t lo, int64_t hi) { /* [lo, hi] */
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+static bool chance(int pct) {
+    return (int)(rnd() % 100) < pct;
+}
+
+/* ---- one random cluster --------------------------------------------------- */
+struct gen {
+    int64_t horizon; /* now = end of the window */
+    struct orc_size sizes[5];
+    struct orc_price prices[8];
+    int nprices;
+    struct orc_pool pools[MAXP];
+    char pool_id[MAXP][40], pool_name[MAXP][24];
+    int npools;
+    struct orc_node nodes[MAXN];
+    char node_name[MAXN][24];
+    int nnodes;
+    struct orc_job jobs[MAXJ];
+    char job_uid[MAXJ][40];
+    int64_t index_done[MAXJ][4];
+    int njobs;
+    struct orc_pod pods[MAXPOD];
+    char pod_uid[MAXPOD][40];
+    int npods;
+    struct orc_pair od[1];
+    int nod;
+};
+
+static const struct orc_pair spot_labels[] = {{"doks.digitalocean.com/capacity-type", "spot"},
+                                              {"gpu-pool-type", "spot"}};
+
+/* Prices in µ$/h that make every per-second share exact (x 1/3600 x 1/8). */
+static int64_t gpu_price(void) {
+    return 28800 * rr(20, 150);
+}
+
+static int gpu_free_at(const struct gen *g, int node, int64_t a, int64_t b, int want) {
+    int used = 0;
+    for (int i = 0; i < g->npods; i++) {
+        const struct orc_pod *p = &g->pods[i];
+        if (p->node != node || p->sched_t == NV)
+            continue;
+        int64_t e = p->fin_t;
+        if (p->removed_t < e)
+            e = p->removed_t;
+        if (g->nodes[node].deleted_t < e)
+            e = g->nodes[node].deleted_t;
+        if (p->sched_t < b && e > a)
+            used += g->nodes[node].gpus > 0 ? p->gpu_req : p->cpu_m;
+    }
+    int cap = g->nodes[node].gpus > 0 ? g->nodes[node].gpus : g->nodes[node].cpu_m;
+    return cap - used >= want;
+}
+
+static void gen_make(struct gen *g, uint64_t seed) {
+    memset(g, 0, sizeof *g);
+    rs = seed * 0x2545F4914F6CDD1DULL + 1;
+    g->horizon = rr(2, 8) * 1800;
+    g->sizes[0] = (struct orc_size){"gpu-a1-spot", 1};
+    g->sizes[1] = (struct orc_size){"gpu-a1", 1};
+    g->sizes[2] = (struct orc_size){"gpu-b2", 2};
+    g->sizes[3] = (struct orc_size){"gpu-a8", 8};
+    g->sizes[4] = (struct orc_size){"cpu-4", 0};
+    for (int i = 0; i < 5; i++)
+        g->prices[g->nprices++] =
+            (struct orc_price){g->sizes[i].slug, T0, i == 4 ? 3600 * rr(1, 40) : gpu_price()};
+    if (chance(40)) /* a list-price change mid-window */
+        g->prices[g->nprices++] =
+            (struct orc_price){g->sizes[rr(0, 3)].slug, T0 + rr(60, g->horizon - 60), gpu_price()};
+    if (chance(30)) {
+        g->od[0] = (struct orc_pair){"gpu-b2", "gpu-a8"};
+        g->nod = 1;
+    }
+    /* pools: a spot pool by slug, maybe a spot pool only by label, an on-demand GPU pool,
+     * maybe a CPU pool */
+    const char *psize[MAXP];
+    int np = 0;
+    psize[np++] = "gpu-a1-spot";
+    if (chance(60))
+        psize[np++] = "gpu-b2"; /* labelled spot */
+    psize[np++] = chance(50) ? "gpu-a1" : "gpu-a8";
+    if (chance(50))
+        psize[np++] = "cpu-4";
+    for (int p = 0; p < np; p++) {
+        snprintf(g->pool_id[p], sizeof g->pool_id[p], "pool-%d-%llu", p, (unsigned long long)seed);
+        snprintf(g->pool_name[p], sizeof g->pool_name[p], "pool%d", p);
+        g->pools[p] = (struct orc_pool){g->pool_id[p], g->pool_name[p], psize[p], NULL, T0, NV, NV};
+        if (strcmp(psize[p], "gpu-b2") == 0)
+            g->pools[p].labels = "gpu-pool-type=spot\n";
+    }
+    g->npools = np;
+    /* nodes */
+    for (int p = 0; p < np; p++) {
+        int k = (int)rr(1, 2);
+        for (int i = 0; i < k && g->nnodes < MAXN; i++) {
+            int n = g->nnodes++;
+            snprintf(g->node_name[n], sizeof g->node_name[n], "node-%d", n);
+            struct orc_node *nd = &g->nodes[n];
+            int gi = 0;
+            for (int s = 0; s < 5; s++)
+                if (strcmp(g->sizes[s].slug, psize[p]) == 0)
+                    gi = s;
+            int64_t c = T0 + (chance(60) ? 0 : rr(0, g->horizon / 2));
+            *nd = (struct orc_node){.name = g->node_name[n],
+                                    .pool = p,
+                                    .gpus = g->sizes[gi].gpus,
+                                    .cpu_m = 4000,
+                                    .created_t = c,
+                                    .ready_t = chance(5) ? NV : c + rr(0, 300),
+                                    .deleted_t = NV};
+            if (chance(15) && nd->ready_t != NV) /* a short-lived node (minimum charge) */
+                nd->deleted_t = nd->ready_t + rr(1, 120);
+            else if (chance(25))
+                nd->deleted_t = c + rr(600, g->horizon);
+            if (nd->deleted_t != NV && nd->deleted_t > T0 + g->horizon)
+                nd->deleted_t = NV;
+            if (nd->ready_t != NV && nd->ready_t >= T0 + g->horizon)
+                nd->ready_t = NV;
+            /* NotReady blips, then maybe a last spell until deletion */
+            int64_t t = nd->ready_t;
+            for (int b = 0; nd->ready_t != NV && b < 3 && chance(30); b++) {
+                int64_t from = t + rr(60, 1200), to = from + rr(5, 120);
+                if (to >= (nd->deleted_t == NV ? T0 + g->horizon : nd->deleted_t))
+                    break;
+                nd->spells[nd->nspells++] = (struct orc_spell){from, to};
+                t = to;
+            }
+            if (nd->deleted_t != NV && nd->deleted_t - 30 > t && chance(50))
+                nd->spells[nd->nspells++] = (struct orc_spell){nd->deleted_t - 30, NV};
+        }
+    }
+    /* a reclaim: the slug-spot pool gone with its nodes */
+    if (chance(40)) {
+        int64_t gone = T0 + rr(g->horizon / 4, g->horizon - 60);
+        g->pools[0].signal_t = gone - 30;
+        g->pools[0].gone_t = gone;
+        for (int n = 0; n < g->nnodes; n++) {
+            struct orc_node *nd = &g->nodes[n];
+            if (nd->pool != 0 || nd->created_t >= gone - 30)
+                continue;
+            if (nd->deleted_t == NV || nd->deleted_t > gone) {
+                nd->deleted_t = gone;
+                if (nd->ready_t != NV && nd->ready_t >= gone)
+                    nd->ready_t = NV;
+                int s = nd->nspells;
+                while (s > 0 && nd->spells[s - 1].from >= gone - 30)
+                    s--;
+                nd->nspells = s;
+                if (s > 0 && nd->spells[s - 1].to == NV)
+                    nd->spells[s - 1].to = gone - 30;
+                if (nd->ready_t != NV && (s == 0 || nd->spells[s - 1].to < gone - 30))
+                    nd->spells[nd->nspells++] = (struct orc_spell){gone - 30, NV};
+            }
+        }
+    }
+    /* jobs and their pods */
+    int nj = (int)rr(1, MAXJ);
+    for (int j = 0; j < nj; j++) {
+        struct orc_job *job = &g->jobs[g->njobs];
+        snprintf(g->job_uid[g->njobs], sizeof g->job_uid[0], "job-%d-%llu", g->njobs,
+                 (unsigned long long)seed);
+        int kind = (int)rr(0, 9); /* 0-6 plain, 7-8 N-completion, 9 Indexed */
+        *job = (struct orc_job){.uid = g->job_uid[g->njobs],
+                                .name = g->job_uid[g->njobs],
+                                .config = (enum orc_config)rr(0, 2),
+                                .completions = kind >= 7 ? (int)rr(2, 3) : 1,
+                                .indexed = kind == 9,
+                                .complete_t = NV,
+                                .failed_t = NV,
+                                .index_done_t = g->index_done[g->njobs]};
+        for (int i = 0; i < 4; i++)
+            g->index_done[g->njobs][i] = NV;
+        int jidx = g->njobs++;
+        int64_t created = T0 + rr(0, g->horizon - 600);
+        int gpu = chance(15) ? 0 : (int)rr(1, 2);
+        int cpu = (int)rr(1, 4) * 1000;
+        int ntask = job->completions;
+        int succeeded = 0;
+        int64_t last_ok = 0;
+        for (int task = 0; task < ntask; task++) {
+            int64_t t = created + 1;
+            int attempts = (int)rr(1, 3);
+            bool done = false;
+            for (int a = 0; a < attempts && !done && g->npods < MAXPOD; a++) {
+                int i = g->npods;
+                snprintf(g->pod_uid[i], sizeof g->pod_uid[0], "pod-%d-%llu", i,
+                         (unsigned long long)seed);
+                struct orc_pod *p = &g->pods[i];
+                *p = (struct orc_pod){.uid = g->pod_uid[i],
+                                      .job = jidx,
+                                      .index = job->indexed ? task : -1,
+                                      .node = -1,
+                                      .gpu_req = gpu,
+                                      .cpu_m = cpu,
+                                      .created_t = t,
+                                      .sched_t = NV,
+                                      .start_t = NV,
+                                      .fin_t = NV,
+                                      .delreq_t = NV,
+                                      .removed_t = NV,
+                                      .disrupt_t = NV,
+                                      .work_s = -1,
+                                      .restore_s = -1,
+                                      .checkpoint_s = -1};
+                if (t >= T0 + g->horizon - 5)
+                    break;
+                g->npods++;
+                /* schedule on a random node that is Ready, not in a spell, and free */
+                int64_t s = t + rr(0, 200);
+                int64_t run = rr(60, 3600);
+                int tries = 0, node = -1;
+                while (tries++ < 8 && node < 0) {
+                    int n = (int)rr(0, g->nnodes - 1);
+                    const struct orc_node *nd = &g->nodes[n];
+                    if (nd->ready_t == NV || s < nd->ready_t || nd->deleted_t <= s)
+                        continue;
+                    bool in_spell = false;
+                    for (int k = 0; k < nd->nspells; k++)
+                        if (s >= nd->spells[k].from && s < nd->spells[k].to)
+                            in_spell = true;
+                    if (in_spell)
+                        continue;
+                    if (!gpu_free_at(g, n, s, s + run + 400, nd->gpus > 0 ? gpu : cpu))
+                        continue;
+                    if (nd->gpus == 0 && gpu > 0)
+                        continue;
+                    node = n;
+                }
+                if (node < 0 || s >= T0 + g->horizon) {
+                    /* a pending pod: never scheduled; maybe deleted later */
+                    if (chance(50)) {
+                        p->delreq_t = s + rr(60, 900);
+                        p->removed_t = p->delreq_t;
+                    }
+                    t = (p->removed_t != NV ? p->removed_t : s) + 1;
+                    continue;
+                }
+                const struct orc_node *nd = &g->nodes[node];
+                p->node = node;
+                p->sched_t = s;
+                p->start_t = s + rr(0, 60);
+                int64_t fin = p->start_t + run;
+                bool fails = chance(20);
+                /* a spell or the node's deletion while it runs */
+                int64_t lost = NV;
+                for (int k = 0; k < nd->nspells; k++)
+                    if (nd->spells[k].from >= p->start_t && nd->spells[k].from < fin &&
+                        nd->spells[k].to == NV)
+                        lost = nd->spells[k].from;
+                if (nd->deleted_t != NV && nd->deleted_t <= fin) {
+                    /* its node goes: the container's end is never reported; PodGC removes it */
+                    if (chance(50))
+                        p->disrupt_t = nd->deleted_t - rr(1, 20) > s ? nd->deleted_t - 10 : NV;
+                    if (p->disrupt_t != NV && p->disrupt_t <= s)
+                        p->disrupt_t = NV;
+                    p->removed_t = nd->deleted_t + 40;
+                    p->delreq_t = nd->deleted_t + 40;
+                    (void)lost;
+                } else if (chance(10)) {
+                    /* a partition: the deletion is requested, a replacement starts, and
+                     * the original may still finish first (its end is seen late) */
+                    p->delreq_t = p->start_t + rr(10, run / 2 + 10);
+                    p->fin_t = fin;
+                    p->exit_code = fails ? 1 : 0;
+                    p->reason = fails ? "Error" : "Completed";
+                    p->removed_t = fin + rr(0, 30);
+                } else {
+                    p->fin_t = fin;
+                    p->exit_code = fails ? 1 : 0;
+                    p->reason = fails ? "Error" : "Completed";
+                    if (chance(30)) {
+                        p->delreq_t = fin + rr(1, 600);
+                        p->removed_t = p->delreq_t + rr(0, GRACE);
+                    }
+                    if (!fails && chance(30)) {
+                        p->work_s = rr(1, run);
+                        p->restore_s = a > 0 ? rr(0, 30) : 0;
+                        p->checkpoint_s = rr(1, 20);
+                    }
+                }
+                /* past now: unknown */
+                int64_t now = T0 + g->horizon;
+                if (p->start_t > now)
+                    p->start_t = NV;
+                if (p->fin_t > now)
+                    p->fin_t = NV, p->reason = NULL, p->exit_code = 0, p->work_s = -1,
+                    p->restore_s = -1, p->checkpoint_s = -1;
+                if (p->removed_t > now)
+                    p->removed_t = NV;
+                if (p->delreq_t > now)
+                    p->delreq_t = NV;
+                if (p->disrupt_t > now)
+                    p->disrupt_t = NV;
+                if (p->fin_t != NV && p->exit_code == 0) {
+                    done = true;
+                    succeeded++;
+                    if (p->fin_t > last_ok)
+                        last_ok = p->fin_t;
+                    if (job->indexed)
+                        g->index_done[jidx][task] = p->fin_t;
+                }
+                /* the next attempt: after the delete request (a replacement), or after the end */
+                int64_t next = p->delreq_t != NV && p->delreq_t < (p->fin_t == NV ? NV : p->fin_t)
+                                   ? p->delreq_t + 1
+                                   : (p->fin_t != NV        ? p->fin_t + 10
+                                      : p->removed_t != NV  ? p->removed_t + 1
+                                      : nd->deleted_t != NV ? nd->deleted_t + 1
+                                                            : NV);
+                if (next == NV)
+                    break;
+                t = next;
+            }
+        }
+        if (succeeded >= ntask && last_ok + 1 <= T0 + g->horizon)
+            job->complete_t = last_ok + 1;
+        else if (chance(30) && g->npods > 0 && job->complete_t == NV)
+            job->failed_t = NV; /* still running */
+    }
+}
+
+static void gen_timeline(const struct gen *g, struct orc_timeline *tl) {
+    *tl = (struct orc_timeline){.prices = g->prices,
+                                .nprices = g->nprices,
+                                .sizes = g->sizes,
+                                .nsizes = 5,
+                                .pools = g->pools,
+                                .npools = g->npools,
+                                .nodes = g->nodes,
+                                .nnodes = g->nnodes,
+                                .jobs = g->jobs,
+                                .njobs = g->njobs,
+                                .pods = g->pods,
+                                .npods = g->npods,
+                                .spot_labels = spot_labels,
+                                .nspot_labels = 2,
+                                .od_sizes = g->od,
+                                .nod_sizes = g->nod};
+}
+
+/* ---- what a watcher and a poller would have stored ------------------------ */
+
+static void ts(struct buf *b, const char *key, int64_t t) {
+    char s[TIMEUTIL_RFC3339_MAX];
+    timeutil_format_rfc3339(t, s);
+    buf_printf(b, "\"%s\":\"%s\"", key, s);
+}
+
+static void put_json(struct store *s, enum k8s_kind kind, struct buf *b, int64_t deleted,
+                     int64_t at) {
+    struct k8s_object o;
+    if (k8s_object_parse(buf_str(b), b->len, kind, &o) != ERR_OK)
+        fail_msg("cannot parse %s", buf_str(b));
+    assert_int_equal(store_k8s_put(s, &o, deleted, at), ERR_OK);
+    k8s_object_release(&o);
+}
+
+static void put_node(struct store *s, const struct gen *g, int n, int64_t at, bool deleted) {
+    const struct orc_node *nd = &g->nodes[n];
+    const struct orc_pool *pl = &g->pools[nd->pool];
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b, "{\"metadata\":{\"name\":\"%s\",\"uid\":\"uid-%s\",", nd->name, nd->name);
+    ts(&b, "creationTimestamp", nd->created_t);
+    buf_printf(&b,
+               ",\"labels\":{\"doks.digitalocean.com/node-pool-id\":\"%s\","
+               "\"doks.digitalocean.com/node-pool\":\"%s\"%s}},",
+               pl->id, pl->name, pl->labels ? ",\"gpu-pool-type\":\"spot\"" : "");
+    buf_printf(&b, "\"spec\":{\"providerID\":\"digitalocean://%d\"},", 1000 + n);
+    buf_printf(&b, "\"status\":{\"allocatable\":{\"cpu\":\"%dm\"", nd->cpu_m);
+    if (nd->gpus > 0)
+        buf_printf(&b, ",\"nvidia.com/gpu\":\"%d\"", nd->gpus);
+    const char *st = "False";
+    int64_t since = nd->created_t;
+    if (nd->ready_t != NV && at >= nd->ready_t) {
+        st = "True";
+        since = nd->ready_t;
+        for (int k = 0; k < nd->nspells; k++) {
+            if (at >= nd->spells[k].from) {
+                st = "Unknown";
+                since = nd->spells[k].from;
+            }
+            if (nd->spells[k].to != NV && at >= nd->spells[k].to) {
+                st = "True";
+                since = nd->spells[k].to;
+            }
+        }
+    }
+    buf_printf(&b, "},\"conditions\":[{\"type\":\"Ready\",\"status\":\"%s\",", st);
+    ts(&b, "lastTransitionTime", since);
+    buf_puts(&b, "}]}}");
+    put_json(s, K8S_NODE, &b, deleted ? at : 0, at);
+    buf_release(&b);
+}
+
+static const char *config_name(enum orc_config c) {
+    return c == ORC_SPOT ? "spot" : c == ORC_FALLBACK ? "fallback" : "on-demand";
+}
+
+static void put_job(struct store *s, const struct gen *g, int j, int64_t at) {
+    const struct orc_job *job = &g->jobs[j];
+    int64_t created = NV;
+    for (int i = 0; i < g->npods; i++)
+        if (g->pods[i].job == j && g->pods[i].created_t - 1 < created)
+            created = g->pods[i].created_t - 1;
+    if (created == NV)
+        created = T0;
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b, "{\"metadata\":{\"name\":\"%s\",\"uid\":\"%s\",\"namespace\":\"batch\",",
+               job->name, job->uid);
+    ts(&b, "creationTimestamp", created);
+    buf_printf(&b, ",\"labels\":{\"spotledger.io/configuration\":\"%s\"}},",
+               config_name(job->config));
+    buf_printf(&b, "\"spec\":{\"completions\":%d,\"parallelism\":%d,\"backoffLimit\":6%s},",
+               job->completions, job->completions,
+               job->indexed ? ",\"completionMode\":\"Indexed\"" : "");
+    buf_puts(&b, "\"status\":{");
+    ts(&b, "startTime", created);
+    if (job->indexed) {
+        char set[32] = "";
+        for (int k = 0; k < job->completions; k++)
+            if (job->index_done_t[k] <= at) {
+                char one[16];
+                snprintf(one, sizeof one, "%s%d", set[0] ? "," : "", k);
+                strcat(set, one);
+            }
+        if (set[0])
+            buf_printf(&b, ",\"completedIndexes\":\"%s\"", set);
+    }
+    if (job->complete_t <= at) {
+        buf_puts(&b, ",\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",");
+        ts(&b, "lastTransitionTime", job->complete_t);
+        buf_puts(&b, "}],");
+        ts(&b, "completionTime", job->complete_t);
+    }
+    buf_puts(&b, "}}");
+    put_json(s, K8S_JOB, &b, 0, at);
+    buf_release(&b);
+}
+
+static void put_pod(struct store *s, const struct gen *g, int i, int64_t at, bool deleted) {
+    const struct orc_pod *p = &g->pods[i];
+    const struct orc_job *job = &g->jobs[p->job];
+    struct buf b;
+    buf_init(&b, 0);
+    buf_printf(&b, "{\"metadata\":{\"name\":\"%s\",\"uid\":\"%s\",\"namespace\":\"batch\",", p->uid,
+               p->uid);
+    ts(&b, "creationTimestamp", p->created_t);
+    if (p->delreq_t <= at) { /* Kubernetes: request time + grace period, set once */
+        buf_puts(&b, ",");
+        ts(&b, "deletionTimestamp", p->delreq_t + GRACE);
+        buf_printf(&b, ",\"deletionGracePeriodSeconds\":%d", GRACE);
+    }
+    buf_printf(&b,
+               ",\"labels\":{\"batch.kubernetes.io/controller-uid\":\"%s\","
+               "\"batch.kubernetes.io/job-name\":\"%s\"",
+               job->uid, job->name);
+    if (job->indexed)
+        buf_printf(&b, ",\"batch.kubernetes.io/job-completion-index\":\"%d\"", p->index);
+    buf_printf(&b,
+               "},\"ownerReferences\":[{\"kind\":\"Job\",\"name\":\"%s\",\"uid\":\"%s\","
+               "\"controller\":true}]},",
+               job->name, job->uid);
+    buf_puts(&b, "\"spec\":{");
+    if (p->sched_t <= at)
+        buf_printf(&b, "\"nodeName\":\"%s\",", g->nodes[p->node].name);
+    buf_printf(&b,
+               "\"containers\":[{\"name\":\"main\",\"resources\":{\"requests\":{\"cpu\":\"%dm\"",
+               p->cpu_m);
+    if (p->gpu_req > 0)
+        buf_printf(&b, ",\"nvidia.com/gpu\":\"%d\"", p->gpu_req);
+    buf_puts(&b, "}}}]},\"status\":{");
+    bool fin = p->fin_t <= at;
+    const char *phase = fin                ? (p->exit_code == 0 ? "Succeeded" : "Failed")
+                        : p->start_t <= at ? "Running"
+                                           : "Pending";
+    if (deleted && !fin && p->sched_t <= at)
+        phase = "Failed"; /* PodGC */
+    buf_printf(&b, "\"phase\":\"%s\",\"conditions\":[", phase);
+    if (p->sched_t <= at) {
+        buf_puts(&b, "{\"type\":\"PodScheduled\",\"status\":\"True\",");
+        ts(&b, "lastTransitionTime", p->sched_t);
+        buf_puts(&b, "}");
+    } else {
+        buf_puts(&b,
+                 "{\"type\":\"PodScheduled\",\"status\":\"False\",\"reason\":\"Unschedulable\",");
+        ts(&b, "lastTransitionTime", p->created_t);
+        buf_puts(&b, "}");
+    }
+    if (p->disrupt_t <= at) {
+        buf_puts(&b, ",{\"type\":\"DisruptionTarget\",\"status\":\"True\",\"reason\":"
+                     "\"DeletionByPodGC\",");
+        ts(&b, "lastTransitionTime", p->disrupt_t);
+        buf_puts(&b, "}");
+    }
+    buf_puts(&b, "]");
+    if (p->start_t <= at) {
+        buf_puts(&b, ",\"containerStatuses\":[{\"name\":\"main\",\"state\":{");
+        if (fin) {
+            buf_printf(&b, "\"terminated\":{\"exitCode\":%d,\"reason\":\"%s\",", p->exit_code,
+                       p->reason);
+            ts(&b, "startedAt", p->start_t);
+            buf_puts(&b, ",");
+            ts(&b, "finishedAt", p->fin_t);
+            if (p->work_s >= 0)
+                buf_printf(&b,
+                           ",\"message\":\"{\\\"work_seconds\\\":%lld,\\\"restore_seconds\\\":"
+                           "%lld,\\\"checkpoint_seconds\\\":%lld}\"",
+                           (long long)p->work_s, (long long)p->restore_s,
+                           (long long)p->checkpoint_s);
+            buf_puts(&b, "}");
+        } else {
+            buf_puts(&b, "\"running\":{");
+            ts(&b, "startedAt", p->start_t);
+            buf_puts(&b, "}");
+        }
+        buf_puts(&b, "}}]");
+    }
+    buf_puts(&b, "}}");
+    put_json(s, K8S_POD, &b, deleted ? at : 0, at);
+    buf_release(&b);
+}
+
+static void put_do(struct store *s, const struct gen *g, int64_t at) {
+    /* sizes as listed at `at` */
+    for (int z = 0; z < 5; z++) {
+        int64_t price = -1, from = INT64_MIN;
+        for (int k = 0; k < g->nprices; k++)
+            if (strcmp(g->prices[k].size, g->sizes[z].slug) == 0 && g->prices[k].from <= at &&
+                g->prices[k].from >= from) {
+                from = g->prices[k].from;
+                price = g->prices[k].price_hourly;
+            }
+        struct do_size ds = {.slug = (char *)g->sizes[z].slug,
+                             .vcpus = 4,
+                             .memory_mb = 8192,
+                             .gpu_count = g->sizes[z].gpus,
+                             .gpu_vram_gb = -1,
+                             .price_hourly = price,
+                             .price_monthly = price * 672,
+                             .available = true};
+        assert_int_equal(store_do_upsert_size(s, &ds, at, NULL), ERR_OK);
+    }
+    /* pools and nodes listed at `at` */
+    struct do_pool pools[MAXP];
+    struct do_node dn[MAXP][MAXN];
+    char lk[] = "gpu-pool-type", lv[] = "spot", running[] = "running";
+    struct do_label lab = {lk, lv};
+    char ids[MAXN][16], drop[MAXN][16];
+    size_t np = 0;
+    for (int p = 0; p < g->npools; p++) {
+        const struct orc_pool *pl = &g->pools[p];
+        if (pl->created_t > at || pl->gone_t <= at)
+            continue;
+        struct do_pool *dp = &pools[np++];
+        *dp = (struct do_pool){.id = (char *)pl->id,
+                               .name = (char *)pl->name,
+                               .size = (char *)pl->size,
+                               .count = 1,
+                               .labels = pl->labels ? &lab : NULL,
+                               .n_labels = pl->labels ? 1 : 0,
+                               .nodes = dn[p]};
+        for (int n = 0; n < g->nnodes; n++) {
+            const struct orc_node *nd = &g->nodes[n];
+            if (nd->pool != p || nd->created_t > at || nd->deleted_t <= at)
+                continue;
+            snprintf(ids[n], sizeof ids[n], "do-%d", n);
+            snprintf(drop[n], sizeof drop[n], "%d", 1000 + n);
+            dn[p][dp->n_nodes++] = (struct do_node){.id = ids[n],
+                                                    .name = (char *)nd->name,
+                                                    .state = running,
+                                                    .droplet_id = drop[n],
+                                                    .created_at = nd->created_t,
+                                                    .updated_at = nd->created_t};
+        }
+        /* what poll_do's capacity rule says: slug, then the pool's labels */
+        bool spot = strstr(pl->size, "-spot") != NULL || pl->labels != NULL;
+        int64_t price = -1;
+        assert_int_equal(store_do_size_price(s, pl->size, &price), ERR_OK);
+        assert_int_equal(store_do_upsert_pool(s, "cluster", dp, spot ? "spot" : "on-demand",
+                                              spot ? (pl->labels ? "label" : "slug") : "default",
+                                              price, at),
+                         ERR_OK);
+        for (size_t k = 0; k < dp->n_nodes; k++)
+            assert_int_equal(
+                store_do_upsert_node(s, dp, &dp->nodes[k], spot ? "spot" : "on-demand", price, at),
+                ERR_OK);
+    }
+    struct do_pools all = {.v = pools, .n = np};
+    assert_int_equal(store_do_mark_vanished(s, "cluster", &all, at, NULL, NULL), ERR_OK);
+}
+
+struct ev {
+    int64_t t;
+    int kind; /* 0 DO poll, 1 node, 2 job, 3 pod */
+    int idx;
+    bool deleted;
+};
+
+static int ev_cmp(const void *a, const void *b) {
+    const struct ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    return x->idx - y->idx;
+}
+
+static void store_gen(struct store *s, const struct gen *g) {
+    struct ev *ev = calloc(1024, sizeof *ev);
+    int n = 0;
+    int64_t now = T0 + g->horizon;
+#define ADD(T, K, I, D)                                                                            \
+    do {                                                                                           \
+        if ((T) != NV && (T) <= now && n < 1024)                                                   \
+            ev[n++] = (struct ev){(T), (K), (I), (D)};                                             \
+    } while (0)
+    /* the poller: at the start, at every node creation (sizes re-read), at every
+     * change a DO list shows */
+    ADD(T0, 0, 0, false);
+    for (int k = 0; k < g->nprices; k++)
+        ADD(g->prices[k].from, 0, 0, false);
+    for (int i = 0; i < g->nnodes; i++) {
+        const struct orc_node *nd = &g->nodes[i];
+        ADD(nd->created_t, 0, 0, false);
+        ADD(nd->deleted_t, 0, 0, false);
+        ADD(nd->created_t, 1, i, false);
+        ADD(nd->ready_t, 1, i, false);
+        for (int k = 0; k < nd->nspells; k++) {
+            ADD(nd->spells[k].from, 1, i, false);
+            ADD(nd->spells[k].to, 1, i, false);
+        }
+        ADD(nd->deleted_t, 1, i, true);
+    }
+    for (int p = 0; p < g->npools; p++)
+        ADD(g->pools[p].gone_t, 0, 0, false);
+    for (int j = 0; j < g->njobs; j++) {
+        int64_t c = NV;
+        for (int i = 0; i < g->npods; i++)
+            if (g->pods[i].job == j && g->pods[i].created_t - 1 < c)
+                c = g->pods[i].created_t - 1;
+        ADD(c == NV ? T0 : c, 2, j, false);
+        ADD(g->jobs[j].complete_t, 2, j, false);
+        if (g->jobs[j].indexed)
+            for (int k = 0; k < g->jobs[j].completions; k++)
+                ADD(g->jobs[j].index_done_t[k], 2, j, false);
+    }
+    for (int i = 0; i < g->npods; i++) {
+        const struct orc_pod *p = &g->pods[i];
+        ADD(p->created_t, 3, i, false);
+        ADD(p->sched_t, 3, i, false);
+        ADD(p->start_t, 3, i, false);
+        ADD(p->disrupt_t, 3, i, false);
+        ADD(p->delreq_t, 3, i, false);
+        ADD(p->fin_t, 3, i, false);
+        ADD(p->removed_t, 3, i, true);
+    }
+#undef ADD
+    qsort(ev, (size_t)n, sizeof *ev, ev_cmp);
+    assert_int_equal(store_begin(s), ERR_OK);
+    for (int k = 0; k < n; k++) {
+        const struct ev *e = &ev[k];
+        if (e->kind == 0)
+            put_do(s, g, e->t);
+        else if (e->kind == 1)
+            put_node(s, g, e->idx, e->t, e->deleted);
+        else if (e->kind == 2)
+            put_job(s, g, e->idx, e->t);
+        else
+            put_pod(s, g, e->idx, e->t, e->deleted);
+    }
+    assert_int_equal(store_commit(s), ERR_OK);
+    free(ev);
+}
+
+/* ---- comparison ----------------------------------------------------------- */
+
+static int ndiff;
+static void diff(uint64_t seed, const char *what, int64_t want, int64_t got) {
+    if (want == got)
+        return;
+    if (ndiff < 40)
+        printf("seed %llu: %s: oracle %lld, engine %lld\n", (unsigned long long)seed, what,
+               (long long)want, (long long)got);
+    ndiff++;
+}
+
+static int64_t nul(int64_t v) {
+    return v == COST_NULL ? NV : v;
+}
+
+/* ORACLE_DUMP=1: the timeline, relative to T0 (-1 = never). */
+static int64_t rel(int64_t t) {
+    return t == NV ? -1 : t - T0;
+}
+static void dump(const struct gen *g) {
+    printf("horizon %lld\n", (long long)g->horizon);
+    for (int k = 0; k < g->nprices; k++)
+        printf("price %s from %lld %lld\n", g->prices[k].size, (long long)rel(g->prices[k].from),
+               (long long)g->prices[k].price_hourly);
+    for (int p = 0; p < g->npools; p++)
+        printf("pool %d %s %s signal %lld gone %lld\n", p, g->pools[p].size,
+               g->pools[p].labels ? "labelled" : "", (long long)rel(g->pools[p].signal_t),
+               (long long)rel(g->pools[p].gone_t));
+    for (int n = 0; n < g->nnodes; n++) {
+        const struct orc_node *nd = &g->nodes[n];
+        printf("node %d pool %d gpus %d created %lld ready %lld deleted %lld spells", n, nd->pool,
+               nd->gpus, (long long)rel(nd->created_t), (long long)rel(nd->ready_t),
+               (long long)rel(nd->deleted_t));
+        for (int k = 0; k < nd->nspells; k++)
+            printf(" [%lld,%lld)", (long long)rel(nd->spells[k].from),
+                   (long long)rel(nd->spells[k].to));
+        printf("\n");
+    }
+    for (int j = 0; j < g->njobs; j++)
+        printf("job %d %s completions %d%s complete %lld\n", j, config_name(g->jobs[j].config),
+               g->jobs[j].completions, g->jobs[j].indexed ? " indexed" : "",
+               (long long)rel(g->jobs[j].complete_t));
+    for (int i = 0; i < g->npods; i++) {
+        const struct orc_pod *p = &g->pods[i];
+        printf("pod %d job %d idx %d node %d gpu %d cpu %d created %lld sched %lld start %lld fin "
+               "%lld "
+               "exit %d delreq %lld removed %lld disrupt %lld work %lld restore %lld\n",
+               i, p->job, p->index, p->node, p->gpu_req, p->cpu_m, (long long)rel(p->created_t),
+               (long long)rel(p->sched_t), (long long)rel(p->start_t), (long long)rel(p->fin_t),
+               p->exit_code, (long long)rel(p->delreq_t), (long long)rel(p->removed_t),
+               (long long)rel(p->disrupt_t), (long long)p->work_s, (long long)p->restore_s);
+    }
+}
+
+static int run_seed(uint64_t seed) {
+    struct gen *g = calloc(1, sizeof *g);
+    gen_make(g, seed);
+    if (getenv("ORACLE_DUMP"))
+        dump(g);
+    int64_t from = T0, to = T0 + g->horizon, now = to;
+    struct orc_timeline tl;
+    gen_timeline(g, &tl);
+    struct orc_result want;
+    assert_int_equal(orc_compute(&tl, from, to, now, &want), ERR_OK);
+
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_oracle_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct store *s = NULL;
+    assert_int_equal(store_open(path, STORE_WRITER, &s, NULL), ERR_OK);
+    store_gen(s, g);
+    char ods[] = "gpu-b2", odd[] = "gpu-a8";
+    struct config_pair od = {ods, odd};
+    struct calc_settings cs = {.on_demand_sizes = &od, .n_on_demand_sizes = (size_t)g->nod};
+    struct cost_query q = {.from = from, .to = to, .now = now};
+    struct calc c;
+    enum err rc = calc_run(s, &cs, from, to, &q, &c);
+    int before = ndiff;
+    if (rc != ERR_OK) {
+        printf("seed %llu: engine failed: %s\n", (unsigned long long)seed, err_str(rc));
+        ndiff++;
+    } else {
+        const struct cost_result *r = c.res;
+        static const char *const cn[] = {"spot", "fallback", "on-demand"};
+        char what[96];
+#define CMP(name, w, gv)                                                                           \
+    do {                                                                                           \
+        snprintf(what, sizeof what, "%s.%s", cn[k], name);                                         \
+        diff(seed, what, (w), (gv));                                                               \
+    } while (0)
+        for (int k = 0; k < 3; k++) {
+            const struct orc_config_result *o = &want.cfg[k];
+            const struct cost_config_result *e = &r->configs[k];
+            CMP("tasks_succeeded", o->tasks_succeeded, e->tasks_succeeded);
+            CMP("tasks_failed", o->tasks_failed, e->tasks_failed);
+            CMP("attempts", o->attempts, e->attempts);
+            CMP("retries", o->retries, e->retries);
+            CMP("interruptions", o->interruptions, e->interruptions);
+            CMP("duplicates", o->duplicates, e->duplicates);
+            CMP("cost", o->cost, e->cost);
+            CMP("allocated_cost", o->allocated, e->allocated_cost);
+            CMP("useful_cost", o->useful, e->useful_cost);
+            CMP("restore_cost", o->restore, e->restore_cost);
+            CMP("wasted_cost", o->wasted, e->wasted_cost);
+            CMP("running_cost", o->running, e->running_cost);
+            CMP("idle_cost", o->idle, e->idle_cost);
+            CMP("cost_per_successful_task", o->cost_per_task, nul(e->cost_per_successful_task));
+            CMP("restore_seconds.samples", o->restore_samples, e->restore.samples);
+            CMP("restore_seconds.total", o->restore_total, e->restore.total);
+        }
+#undef CMP
+        diff(seed, "counterfactual.tasks", want.cf_tasks, r->counterfactual.tasks);
+        diff(seed, "counterfactual.priced", want.cf_priced, r->counterfactual.tasks_priced);
+        diff(seed, "counterfactual.unpriced", want.cf_unpriced, r->counterfactual.tasks_unpriced);
+        diff(seed, "counterfactual.work_seconds", want.cf_work_seconds,
+             r->counterfactual.work_seconds);
+        diff(seed, "counterfactual.cost", want.cf_cost, r->counterfactual.cost);
+        diff(seed, "counterfactual.per_task", want.cf_per_task,
+             nul(r->counterfactual.cost_per_successful_task));
+        diff(seed, "nodes_total", want.nodes_total, r->nodes_total);
+        diff(seed, "allocated_total", want.allocated_total, r->allocated_total);
+        diff(seed, "idle_total", want.idle_total, r->idle_total);
+        diff(seed, "unattributed_idle", want.unattributed_total, r->unattributed_idle);
+        for (int n = 0; n < g->nnodes; n++) {
+            int64_t got = 0;
+            for (size_t k = 0; k < r->n_nodes; k++)
+                if (r->nodes[k].name && strcmp(r->nodes[k].name, g->nodes[n].name) == 0)
+                    got = r->nodes[k].total;
+            snprintf(what, sizeof what, "node %s total", g->nodes[n].name);
+            diff(seed, what, want.nodes[n].total, got);
+        }
+        calc_release(&c);
+    }
+    if (ndiff > before)
+        printf("seed %llu: %d differences; replay: ORACLE_SEED=%llu build/san/tests/test_oracle\n",
+               (unsigned long long)seed, ndiff - before, (unsigned long long)seed);
+    store_free(s);
+    char p2[80];
+    unlink(path);
+    snprintf(p2, sizeof p2, "%s-wal", path);
+    unlink(p2);
+    snprintf(p2, sizeof p2, "%s-shm", path);
+    unlink(p2);
+    orc_result_release(&want);
+    free(g);
+    return ndiff > before;
+}
+
+static void test_engine_equals_oracle(void **state) {
+    (void)state;
+    const char *one = getenv("ORACLE_SEED");
+    const char *count = getenv("ORACLE_SEEDS");
+    const char *first = getenv("ORACLE_FIRST");
+    uint64_t a = one ? strtoull(one, NULL, 10) : first ? strtoull(first, NULL, 10) : 1;
+    uint64_t n = one ? 1 : count ? strtoull(count, NULL, 10) : 500;
+    int bad = 0;
+    log_set_level(LOG_WARN);
+    for (uint64_t seed = a; seed < a + n; seed++)
+        bad += run_seed(seed);
+    printf("test_oracle: %llu seeds, %d with differences, %d differences in all\n",
+           (unsigned long long)n, bad, ndiff);
+    assert_int_equal(ndiff, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_engine_equals_oracle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
