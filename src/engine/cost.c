@@ -82,7 +82,7 @@ static void share_of(const struct cost_node_rt *n, const struct cost_attempt *a,
 static bool interrupted_rt(const struct cost_attempt *a, const struct cost_node_rt *rt) {
     if (a->phase == COST_PHASE_SUCCEEDED)
         return false;
-    int64_t own_end = min_nz(a->finished_at, a->deleted_at);
+    int64_t own_end = min_nz(min_nz(a->finished_at, a->deleted_at), a->terminal_at);
     if (rt && rt->end && (own_end == 0 || own_end >= rt->end))
         return true;
     if (own_end == 0 && a->phase != COST_PHASE_FAILED)
@@ -90,9 +90,20 @@ static bool interrupted_rt(const struct cost_attempt *a, const struct cost_node_
     return a->disruption_at != 0 || (a->reason && cost_interrupt_reason(a->reason));
 }
 
-/* Start of an attempt's held interval, and the sort key of a task's attempts. */
-static int64_t attempt_start(const struct cost_attempt *a) {
-    return a->scheduled_at ? a->scheduled_at : a->created_at ? a->created_at : a->started_at;
+/* Order of a task's attempts: pod creation (else scheduling, else start). */
+static int64_t attempt_order(const struct cost_attempt *a) {
+    return a->created_at ? a->created_at : a->scheduled_at ? a->scheduled_at : a->started_at;
+}
+
+/* Start of the held interval: PodScheduled; a pod with a node but no known
+ * PodScheduled time, its container start (else creation); a pod never
+ * scheduled holds nothing (0). */
+static int64_t held_start(const struct cost_attempt *a) {
+    if (a->scheduled_at)
+        return a->scheduled_at;
+    if (a->node < 0)
+        return 0;
+    return a->started_at ? a->started_at : a->created_at;
 }
 
 static enum err check_input(const struct cost_input *in, const struct cost_query *q) {
@@ -239,13 +250,18 @@ static void setup_nodes(struct cost_ctx *x) {
 
 /* ---- step 3/4: the task pass ------------------------------------------------ */
 
-/* Held interval of attempt a of task t on node rt (rt NULL: no node). */
+/* Held interval of attempt a of task t on node rt (rt NULL: no node): to its
+ * real end, the earliest of container finish, removal, node deletion, the
+ * first sighting in a terminal phase, and (a terminal pod of a finished task)
+ * the task's completion; open (to now) while none is known. */
 static void held(const struct cost_ctx *x, const struct cost_attempt *a, const struct cost_task *t,
                  const struct cost_node_rt *rt, int64_t *start, int64_t *end, bool *open) {
-    int64_t s = attempt_start(a);
+    int64_t s = held_start(a);
     int64_t e = min_nz(min_nz(a->finished_at, a->deleted_at), rt ? rt->end : 0);
-    if (e == 0 && t->outcome != COST_TASK_RUNNING)
-        e = t->completed_at;
+    e = min_nz(e, a->terminal_at);
+    if (t->outcome != COST_TASK_RUNNING &&
+        (a->phase == COST_PHASE_SUCCEEDED || a->phase == COST_PHASE_FAILED))
+        e = min_nz(e, t->completed_at);
     *open = e == 0;
     if (e == 0)
         e = x->q->now;
@@ -259,70 +275,186 @@ static enum err add_sample(struct buf *b, int64_t v) {
     return buf_append(b, &v, sizeof v);
 }
 
+/* Per-attempt state of the task being passed. */
+struct held_rt {
+    int64_t s, e; /* held interval; s 0 = holds nothing */
+    int64_t fin;  /* finish key of a succeeded attempt */
+    int32_t i;    /* position in the task's creation order */
+    bool open, win;
+};
+
+/* The start of the NotReady spell of node n in which an attempt held
+ * [s, e) was lost: the spell holding e that started inside the attempt; 0 none. */
+static int64_t spell_at(const struct cost_node *n, int64_t s, int64_t e) {
+    for (size_t k = 0; k < n->n_spells; k++) {
+        int64_t a = n->spells[2 * k], b = n->spells[2 * k + 1];
+        if (a >= s && a <= e && (b == 0 || b >= e))
+            return a;
+    }
+    return 0;
+}
+
+static int cmp_fin(const void *pa, const void *pb) {
+    const struct held_rt *a = *(const struct held_rt *const *)pa;
+    const struct held_rt *b = *(const struct held_rt *const *)pb;
+    if (a->fin != b->fin)
+        return a->fin < b->fin ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_sched(const void *pa, const void *pb) {
+    const struct held_rt *a = *(const struct held_rt *const *)pa;
+    const struct held_rt *b = *(const struct held_rt *const *)pb;
+    if (a->s != b->s)
+        return a->s < b->s ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The n-th largest (1-based) of v[0..k); 0 when k < n. Reorders v. */
+static int64_t nth_largest(int64_t *v, size_t k, int64_t n) {
+    if ((int64_t)k < n || n < 1)
+        return 0;
+    for (int64_t r = 0; r < n; r++) /* n is small (completions) */
+        for (size_t j = (size_t)r + 1; j < k; j++)
+            if (v[j] > v[r]) {
+                int64_t t = v[r];
+                v[r] = v[j];
+                v[j] = t;
+            }
+    return v[n - 1];
+}
+
+/* Counterfactual On-Demand work of one winning attempt (cost.h). */
+static enum err cf_winner(struct cost_ctx *x, const struct cost_task *task, int g,
+                          const struct cost_attempt *a, const struct held_rt *h) {
+    const struct cost_node_rt *rt = &x->nrt[a->node];
+    int64_t work;
+    if (a->work_seconds >= 0) {
+        work = a->work_seconds;
+        x->cf_reported[g]++;
+    } else {
+        int64_t run0 = a->started_at ? a->started_at : h->s;
+        int64_t run1 = a->finished_at ? a->finished_at : h->e;
+        work = max64(0, run1 - run0);
+        x->cf_runtime[g]++;
+    }
+    int64_t num, den, w;
+    share_of(rt, a, &num, &den);
+    if (__builtin_mul_overflow(work, num * (rt->d / den), &w) ||
+        !add_ok(&x->cfw[(size_t)a->node * 2 + (size_t)task->config], w))
+        return ERR_TOOBIG;
+    x->prt[rt->pool].cf_tasks[task->config]++;
+    x->prt[rt->pool].cf_work[task->config] += work;
+    return ERR_OK;
+}
+
 static enum err task_pass(struct cost_ctx *x) {
     const struct cost_input *in = x->in;
     const struct cost_query *q = x->q;
     enum err rc = ERR_OK;
-    int32_t *ord = x->ord; /* NULL: the input is already in task/start order */
+    int32_t *ord = x->ord; /* NULL: the input is already in task/creation order */
 #define AT(i) (&in->attempts[ord ? ord[i] : (i)])
     for (size_t t = 0; t < in->n_tasks; t++) {
         const struct cost_task *task = &in->tasks[t];
         int g = x->tgroup[t];
         int32_t lo = x->toff[t], hi = x->toff[t + 1];
-        /* order this task's attempts by start, then input order */
+        int64_t nwin = task->completions > 1 ? task->completions : 1;
+        /* order this task's attempts by creation, then input order */
         for (int32_t i = lo + 1; ord && i < hi; i++) {
             int32_t v = ord[i];
-            int64_t key = attempt_start(&in->attempts[v]);
+            int64_t key = attempt_order(&in->attempts[v]);
             int32_t j = i - 1;
-            while (j >= lo && attempt_start(&in->attempts[ord[j]]) > key) {
+            while (j >= lo && attempt_order(&in->attempts[ord[j]]) > key) {
                 ord[j + 1] = ord[j];
                 j--;
             }
             ord[j + 1] = v;
         }
-        struct cost_group_acc *ga = &x->gacc[g];
-        if (task->outcome == COST_TASK_SUCCEEDED && in_window(q, task->completed_at))
-            ga->succeeded++;
-        else if (task->outcome == COST_TASK_FAILED && in_window(q, task->completed_at))
-            ga->failed++;
-        /* the attempt that succeeded: last with phase Succeeded; else, for a
-         * succeeded task, its last attempt unless that one failed or was interrupted */
-        int32_t win = -1;
-        for (int32_t i = hi - 1; i >= lo && win < 0; i--)
-            if (AT(i)->phase == COST_PHASE_SUCCEEDED)
-                win = i;
-        if (win < 0 && task->outcome == COST_TASK_SUCCEEDED && hi > lo) {
+        size_t k = (size_t)(hi - lo);
+        struct held_rt *hr = x->scratch; /* sized for the largest task */
+        struct held_rt **pv = (struct held_rt **)(void *)(hr + k);
+        int64_t *ends = (int64_t *)(void *)(pv + k);
+        size_t nsucc = 0;
+        for (size_t i = 0; i < k; i++) {
+            const struct cost_attempt *a = AT(lo + (int32_t)i);
+            const struct cost_node_rt *rt = a->node >= 0 ? &x->nrt[a->node] : NULL;
+            struct held_rt *h = &hr[i];
+            held(x, a, task, rt, &h->s, &h->e, &h->open);
+            h->i = (int32_t)i;
+            h->win = false;
+            h->fin = a->finished_at ? a->finished_at : h->e;
+            if (a->phase == COST_PHASE_SUCCEEDED)
+                pv[nsucc++] = h;
+        }
+        /* winners: the first N attempts to finish successfully; with none seen
+         * succeeding, a succeeded task's last attempt unless it failed or was
+         * interrupted */
+        if (nsucc > 1)
+            qsort(pv, nsucc, sizeof *pv, cmp_fin);
+        int64_t nwon = 0;
+        for (size_t i = 0; i < nsucc && nwon < nwin; i++, nwon++)
+            pv[i]->win = true;
+        if (nwon == 0 && task->outcome == COST_TASK_SUCCEEDED && k > 0) {
             const struct cost_attempt *la = AT(hi - 1);
             const struct cost_node_rt *ln = la->node >= 0 ? &x->nrt[la->node] : NULL;
-            if (la->phase != COST_PHASE_FAILED && !interrupted_rt(la, ln))
-                win = hi - 1;
+            if (la->phase != COST_PHASE_FAILED && !interrupted_rt(la, ln)) {
+                struct held_rt *h = &hr[k - 1];
+                h->win = true;
+                nwon = 1;
+                if (task->completed_at && !la->finished_at && h->e > task->completed_at) {
+                    h->e = max64(h->s, task->completed_at); /* done by the completion */
+                    h->open = false;
+                }
+            }
         }
-        int64_t max_end = INT64_MIN;
+        struct cost_group_acc *ga = &x->gacc[g];
+        if (task->outcome == COST_TASK_SUCCEEDED && in_window(q, task->completed_at)) {
+            ga->succeeded += nwin;
+        } else if (task->outcome == COST_TASK_FAILED && in_window(q, task->completed_at)) {
+            int64_t ok = nwin > 1 ? min64((int64_t)nsucc, nwin) : 0;
+            ga->succeeded += ok;
+            ga->failed += nwin - ok;
+        }
+        /* duplicates: held seconds while N earlier-scheduled attempts are held */
+        size_t nh = 0;
+        for (size_t i = 0; i < k; i++)
+            if (hr[i].s != 0)
+                pv[nh++] = &hr[i];
+        if (nh > 1)
+            qsort(pv, nh, sizeof *pv, cmp_sched);
+        for (size_t i = 1; i < nh; i++) {
+            const struct held_rt *h = pv[i];
+            for (size_t j = 0; j < i; j++)
+                ends[j] = pv[j]->e;
+            int64_t until = min64(h->e, nth_largest(ends, i, nwin));
+            if (until <= h->s)
+                continue;
+            if (in_window(q, h->s))
+                ga->duplicates++;
+            ga->dup_secs += max64(0, min64(until, q->to) - max64(h->s, q->from));
+        }
         bool held_in_w = false;
         for (int32_t i = lo; i < hi; i++) {
             const struct cost_attempt *a = AT(i);
             const struct cost_node_rt *rt = a->node >= 0 ? &x->nrt[a->node] : NULL;
-            int64_t s, e;
-            bool open;
-            held(x, a, task, rt, &s, &e, &open);
-            if (s != 0 && in_window(q, s)) {
+            const struct held_rt *h = &hr[i - lo];
+            int64_t s = h->s, e = h->e;
+            bool open = h->open, win = h->win;
+            int64_t created = attempt_order(a);
+            if (in_window(q, s ? s : created)) {
                 ga->attempts++;
-                if (i > lo)
+                if (i - lo >= nwin)
                     ga->retries++;
-                if (i > lo && s < max_end)
-                    ga->duplicates++;
                 if (!rt)
                     x->r->attempts_unscheduled++;
             }
-            if (s != 0)
-                max_end = max64(max_end, e);
-            bool interrupted = i != win && interrupted_rt(a, rt);
+            bool interrupted = !win && interrupted_rt(a, rt);
             struct cost_attempt_result *ar =
                 x->r->attempts ? &x->r->attempts[ord ? ord[i] : i] : NULL;
             if (ar) {
                 ar->start = s;
-                ar->end = e;
-                ar->outcome = i == win                                ? COST_ATTEMPT_SUCCEEDED
+                ar->end = s ? e : 0;
+                ar->outcome = win                                     ? COST_ATTEMPT_SUCCEEDED
                               : interrupted                           ? COST_ATTEMPT_INTERRUPTED
                               : open && a->phase != COST_PHASE_FAILED ? COST_ATTEMPT_RUNNING
                                                                       : COST_ATTEMPT_FAILED;
@@ -333,10 +465,12 @@ static enum err task_pass(struct cost_ctx *x) {
                 if (h1 > h0)
                     x->pool_secs[(size_t)rt->pool * COST_NGROUP + (size_t)g] += h1 - h0;
                 int64_t secs = billing_overlap(rt->s, rt->e, max64(s, q->from), min64(e, q->to));
-                int kind = i == win ? COST_KIND_USEFUL
+                int kind = win ? COST_KIND_USEFUL
                            : open && a->phase != COST_PHASE_FAILED && !interrupted
                                ? COST_KIND_RUNNING
                                : COST_KIND_WASTED;
+                if (h1 > h0)
+                    held_in_w = true;
                 if (secs > 0) {
                     int64_t num, den;
                     share_of(rt, a, &num, &den);
@@ -352,7 +486,6 @@ static enum err task_pass(struct cost_ctx *x) {
                     int64_t *wn = &x->w[(size_t)a->node * COST_NCLASS + (size_t)g * COST_NKIND];
                     if (!add_ok(&wn[kind], w - wr) || !add_ok(&wn[COST_KIND_RESTORE], wr))
                         return ERR_TOOBIG;
-                    held_in_w = true;
                     if (ar &&
                         (rc = money_muldiv(w, rt->rate, rt->d * 3600, &ar->allocated)) != ERR_OK)
                         return rc;
@@ -364,12 +497,19 @@ static enum err task_pass(struct cost_ctx *x) {
             }
             if (!interrupted)
                 continue;
+            /* lost at: the earliest evidence inside the held interval */
             int64_t lost = e;
-            int64_t ev[6] = {a->disruption_at, a->not_ready_at, rt ? rt->not_ready : 0,
-                             a->finished_at,   a->deleted_at,   rt ? rt->end : 0};
-            for (int k = 0; k < 6; k++)
-                if (ev[k] && ev[k] >= s && ev[k] < lost)
-                    lost = ev[k];
+            const struct cost_node *nd = a->node >= 0 ? &in->nodes[a->node] : NULL;
+            int64_t spell = 0;
+            if (nd && nd->n_spells)
+                spell = spell_at(nd, s, e);
+            else if (nd)
+                spell = min_nz(a->not_ready_at, nd->not_ready_at);
+            int64_t ev[6] = {a->disruption_at, a->delete_requested_at, spell,
+                             a->finished_at,   a->deleted_at,          rt ? rt->end : 0};
+            for (int v = 0; v < 6; v++)
+                if (ev[v] && ev[v] >= s && ev[v] < lost)
+                    lost = ev[v];
             if (in_window(q, lost))
                 ga->interruptions++;
             int32_t next = i + 1;
@@ -394,37 +534,17 @@ static enum err task_pass(struct cost_ctx *x) {
         }
         if (task->outcome == COST_TASK_RUNNING && held_in_w)
             ga->running++;
-        /* counterfactual On-Demand: successful spot/fallback tasks of the window */
+        /* counterfactual On-Demand: the winners of successful spot/fallback tasks */
         if (task->outcome == COST_TASK_SUCCEEDED && in_window(q, task->completed_at) &&
             g < COST_NCONFIG && task->config != COST_ON_DEMAND) {
-            struct cost_counterfactual *cf = &x->r->counterfactual;
-            int32_t wi = win >= 0 ? win : hi - 1;
-            const struct cost_attempt *a = wi >= lo ? AT(wi) : NULL;
-            cf->tasks++;
-            if (!a || a->node < 0)
-                continue; /* unpriced */
-            const struct cost_node_rt *rt = &x->nrt[a->node];
-            int64_t work;
-            if (a->work_seconds >= 0) {
-                work = a->work_seconds;
-                x->cf_reported[g]++;
-            } else {
-                int64_t s, e;
-                bool open;
-                held(x, a, task, rt, &s, &e, &open);
-                int64_t run0 = a->started_at ? a->started_at : s;
-                int64_t run1 = a->finished_at ? a->finished_at : e;
-                work = max64(0, run1 - run0);
+            x->r->counterfactual.tasks += nwin;
+            for (int32_t i = lo; i < hi; i++) {
+                const struct cost_attempt *a = AT(i);
+                if (!hr[i - lo].win || a->node < 0)
+                    continue; /* unpriced */
+                if ((rc = cf_winner(x, task, g, a, &hr[i - lo])) != ERR_OK)
+                    return rc;
             }
-            int64_t num, den, w;
-            share_of(rt, a, &num, &den);
-            if (__builtin_mul_overflow(work, num * (rt->d / den), &w) ||
-                !add_ok(&x->cfw[(size_t)a->node * 2 + (size_t)task->config], w))
-                return ERR_TOOBIG;
-            x->prt[rt->pool].cf_tasks[task->config]++;
-            x->prt[rt->pool].cf_work[task->config] += work;
-            if (a->work_seconds < 0)
-                x->cf_runtime[g]++;
         }
     }
     return ERR_OK;
@@ -572,6 +692,7 @@ static enum err finish_configs(struct cost_ctx *x) {
         cr->retries = ga->retries;
         cr->interruptions = ga->interruptions;
         cr->duplicates = ga->duplicates;
+        cr->duplicate_seconds = ga->dup_secs;
         cr->useful_cost = ga->kind_cost[COST_KIND_USEFUL];
         cr->restore_cost = ga->kind_cost[COST_KIND_RESTORE];
         cr->wasted_cost = ga->kind_cost[COST_KIND_WASTED];
@@ -677,6 +798,7 @@ static void ctx_release(struct cost_ctx *x) {
     free(x->ord);
     for (int g = 0; g < COST_NGROUP; g++)
         buf_release(&x->samples[g]);
+    free(x->scratch);
     free(x->cand);
 }
 
@@ -744,14 +866,22 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
             goto out;
         }
         x.toff[a->task + 1]++;
-        int64_t key = attempt_start(a);
+        int64_t key = attempt_order(a);
         if (a->task < prev_task || (a->task == prev_task && key < prev_key))
             grouped = false;
         prev_task = a->task;
         prev_key = key;
     }
-    for (size_t t = 0; t < in->n_tasks; t++)
+    size_t maxk = 0;
+    for (size_t t = 0; t < in->n_tasks; t++) {
+        if ((size_t)x.toff[t + 1] > maxk)
+            maxk = (size_t)x.toff[t + 1];
         x.toff[t + 1] += x.toff[t];
+    }
+    x.scratch =
+        zalloc(maxk, sizeof(struct held_rt) + sizeof(struct held_rt *) + sizeof(int64_t), &rc);
+    if (rc != ERR_OK)
+        goto out;
     if (!grouped) { /* counting sort by task, stable */
         x.ord = zalloc(in->n_attempts, sizeof *x.ord, &rc);
         int32_t *fill = zalloc(in->n_tasks, sizeof *fill, &rc);

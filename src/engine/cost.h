@@ -153,10 +153,14 @@ struct cost_node { /* nodes */
     int64_t ready_at; /* first Ready=True; 0: billable from created_at */
     int64_t k8s_deleted_at;
     int64_t do_deleted_at; /* deletion = earliest nonzero of these two */
-    int64_t not_ready_at;
+    int64_t not_ready_at;  /* first NodeNotReady (reclaim signal) */
     int64_t cordoned_at;
     int64_t gpu_allocatable;       /* 0 none / unknown */
     int64_t cpu_allocatable_milli; /* 0 unknown */
+    /* Every NotReady spell: n_spells pairs {start, end} (end 0: not Ready
+     * again), in time order; NULL/0 when none is known. */
+    const int64_t *spells;
+    size_t n_spells;
 };
 
 struct cost_task { /* tasks */
@@ -166,6 +170,7 @@ struct cost_task { /* tasks */
     enum cost_config config; /* resolved by the caller (label or default) */
     enum cost_outcome outcome;
     int64_t completed_at; /* Complete/Failed condition time */
+    int64_t completions;  /* non-Indexed Job's spec.completions N (N tasks); <= 1: one */
 };
 
 struct cost_attempt { /* attempts (one pod) */
@@ -175,13 +180,15 @@ struct cost_attempt { /* attempts (one pod) */
     int64_t gpu_request;
     int64_t cpu_request_milli;
     int64_t created_at;
-    int64_t scheduled_at; /* PodScheduled */
-    int64_t started_at;   /* first container start */
-    int64_t finished_at;  /* last container finishedAt */
-    int64_t deleted_at;
-    int64_t disruption_at; /* DisruptionTarget condition time */
-    int64_t not_ready_at;  /* pod NodeNotReady evidence */
-    const char *reason;    /* pod/container termination reason, NULL none */
+    int64_t scheduled_at;        /* PodScheduled */
+    int64_t started_at;          /* first container start */
+    int64_t finished_at;         /* last container finishedAt */
+    int64_t deleted_at;          /* removal from the API (DELETED / relist absence), source time */
+    int64_t delete_requested_at; /* deletionTimestamp - grace: a request, never an end */
+    int64_t terminal_at;         /* first source time the pod was seen Succeeded/Failed */
+    int64_t disruption_at;       /* DisruptionTarget condition time */
+    int64_t not_ready_at;        /* pod NodeNotReady evidence (used when the node has no spells) */
+    const char *reason;          /* pod/container termination reason, NULL none */
     enum cost_phase phase;
     int64_t work_seconds;       /* task report; -1 absent */
     int64_t restore_seconds;    /* -1 absent */
@@ -253,8 +260,9 @@ struct cost_config_result {
     int64_t retries;
     int64_t interruptions;
     int64_t duplicates;
-    int64_t cost;           /* allocated + idle */
-    int64_t allocated_cost; /* useful + restore + wasted + running */
+    int64_t duplicate_seconds; /* overlap of duplicates with earlier-scheduled attempts, in W */
+    int64_t cost;              /* allocated + idle */
+    int64_t allocated_cost;    /* useful + restore + wasted + running */
     int64_t useful_cost;
     int64_t restore_cost;
     int64_t wasted_cost;

@@ -37,7 +37,7 @@ struct cost_pool_rt {
 };
 
 struct cost_group_acc {
-    int64_t succeeded, failed, running, attempts, retries, interruptions, duplicates;
+    int64_t succeeded, failed, running, attempts, retries, interruptions, duplicates, dup_secs;
     int64_t kind_cost[COST_NKIND];
     int64_t idle;
 };
@@ -61,6 +61,7 @@ struct cost_ctx {
     uint8_t *tgroup;    /* [task] group */
     int32_t *toff;      /* [task + 1] offsets into ord */
     int32_t *ord;       /* attempts grouped by task */
+    void *scratch;      /* per-task work space of the largest task (task_pass) */
     struct cost_group_acc gacc[COST_NGROUP];
     struct buf samples[COST_NGROUP]; /* restore samples (int64) */
     int64_t cf_reported[COST_NGROUP], cf_runtime[COST_NGROUP];

@@ -151,7 +151,7 @@ bool cost_interrupt_reason(const char *r) {
 bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_node *node) {
     if (a->phase == COST_PHASE_SUCCEEDED)
         return false;
-    int64_t own_end = min_nonzero(a->finished_at, a->deleted_at);
+    int64_t own_end = min_nonzero(min_nonzero(a->finished_at, a->deleted_at), a->terminal_at);
     int64_t node_end = node ? cost_node_end(node) : 0;
     /* its node was deleted while it still held it */
     if (node_end && (own_end == 0 || own_end >= node_end))

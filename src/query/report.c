@@ -116,6 +116,7 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_kint(w, "retries", c->retries);
     jsonw_kint(w, "interruptions", c->interruptions);
     jsonw_kint(w, "duplicates", c->duplicates);
+    jsonw_kint(w, "duplicate_seconds", c->duplicate_seconds);
     jsonw_kmoney(w, "cost", c->cost);
     knull_money(w, "cost_per_successful_task", c->cost_per_successful_task);
     jsonw_kmoney(w, "allocated_cost", c->allocated_cost);

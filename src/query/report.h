@@ -15,6 +15,7 @@
  *   {"configuration":"spot"|"fallback"|"on-demand", "basis":"measured",
  *    "tasks_succeeded":N, "tasks_failed":N, "tasks_running":N,
  *    "attempts":N, "retries":N, "interruptions":N, "duplicates":N,
+ *    "duplicate_seconds":N,
  *    "cost":$, "cost_per_successful_task":$|null,
  *    "allocated_cost":$, "useful_cost":$, "restore_cost":$, "wasted_cost":$,
  *    "running_cost":$, "idle_cost":$,

@@ -900,6 +900,144 @@ static void test_v2_cap_idle_used_pool(void **state) {
     assert_int_equal(f->r->unattributed_idle, 0);
 }
 
+/* Item 1, duplicates: spot attempt A1 holds node S (1 GPU, $3.60/h) 0 -> 3600
+ * (interrupted: S deleted at 3600). Its replacement A2 is created at 1000 and
+ * never scheduled (no node) until the deadline removes it at 5000: it holds
+ * nothing, so it is no duplicate (v1 started it at creation, 1000 < 3600: one
+ * duplicate). A3, scheduled at 2000 on F, ends 4000: it overlaps A1's held
+ * [0, 3600) for 3600 - 2000 = 1600 s, one duplicate of 1600 s. */
+static void test_v2_pending_replacement_not_duplicate(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "sp", "gpu-x-spot", COST_CAP_SPOT, 3600000);
+    int32_t s = add_node(f, "S", p, 0, 0, 3600, 1, 8000);
+    int32_t t = add_task(f, "t", COST_SPOT, COST_TASK_FAILED, 5000);
+    add_attempt(f, t, s, 0, 10, -1, COST_PHASE_FAILED);
+    struct cost_attempt *a2 = add_attempt(f, t, -1, 0, -1, -1, COST_PHASE_PENDING);
+    a2->created_at = T0 + 1000;
+    a2->scheduled_at = 0;
+    a2->deleted_at = T0 + 5000;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_config_result *c = &f->r->configs[COST_SPOT];
+    assert_int_equal(c->attempts, 2);
+    assert_int_equal(c->retries, 1);
+    assert_int_equal(c->duplicates, 0);
+    assert_int_equal(c->duplicate_seconds, 0);
+    int32_t fp = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t fn = add_node(f, "F", fp, 0, 0, 7200, 1, 8000);
+    add_attempt(f, t, fn, 2000, 2010, 4000, COST_PHASE_FAILED);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    c = &f->r->configs[COST_SPOT];
+    assert_int_equal(c->duplicates, 1);
+    assert_int_equal(c->duplicate_seconds, 1600);
+}
+
+/* Item 12 (winner): the partitioned original A1 (node S, $3.60/h = 1000 µ$/s)
+ * finishes successfully at 1000; its replacement A2 (node F, $1.80/h = 500 µ$/s),
+ * scheduled at 500, also succeeds at 1500. The winner is the first to finish,
+ * A1: useful 1000 x 1000 = 1.000; A2 wasted 1000 x 500 = 0.500 (v1 credited the
+ * last success: useful 0.500, wasted 1.000). A2 is a duplicate for
+ * 1000 - 500 = 500 s. */
+static void test_v2_winner_first_to_finish(void **state) {
+    struct fx *f = *state;
+    int32_t sp = add_pool(f, "sp", "gpu-x-spot", COST_CAP_SPOT, 3600000);
+    int32_t fp = add_pool(f, "od", "gpu-y", COST_CAP_ON_DEMAND, 1800000);
+    int32_t s = add_node(f, "S", sp, 0, 0, 2000, 1, 8000);
+    int32_t n = add_node(f, "F", fp, 0, 0, 2000, 1, 8000);
+    int32_t t = add_task(f, "t", COST_FALLBACK, COST_TASK_SUCCEEDED, 1500);
+    add_attempt(f, t, s, 0, 0, 1000, COST_PHASE_SUCCEEDED);
+    add_attempt(f, t, n, 500, 500, 1500, COST_PHASE_SUCCEEDED);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_config_result *c = &f->r->configs[COST_FALLBACK];
+    assert_int_equal(c->useful_cost, 1000000);
+    assert_int_equal(c->wasted_cost, 500000);
+    assert_int_equal(c->duplicates, 1);
+    assert_int_equal(c->duplicate_seconds, 500);
+}
+
+/* Item 8: a failed pod (node $3.60/h = 1000 µ$/s) whose container end was never
+ * recorded, seen Failed at 1000, its task failed at 1000. Its node is deleted
+ * on day 10. The day-1 window charges 1000 s = 1.000 wasted, before and after the
+ * node's deletion arrives (v1 stretched it to the node's deletion: 86400 s =
+ * 86.400 in day 1). */
+static void test_v2_failed_pod_end_not_stretched(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t n = add_node(f, "n", p, 0, 0, -1, 1, 8000);
+    int32_t t = add_task(f, "t", COST_ON_DEMAND, COST_TASK_FAILED, 1000);
+    struct cost_attempt *a = add_attempt(f, t, n, 0, 0, -1, COST_PHASE_FAILED);
+    a->terminal_at = T0 + 1000;
+    f->q.now = T0 + 9 * DAY;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->configs[COST_ON_DEMAND].wasted_cost, 1000000);
+    f->nodes[n].k8s_deleted_at = T0 + 10 * DAY;
+    f->q.now = T0 + 11 * DAY;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->configs[COST_ON_DEMAND].wasted_cost, 1000000);
+    /* with only the task's failure time known, the same */
+    a->terminal_at = 0;
+    assert_int_equal(run(f), ERR_OK);
+    assert_int_equal(f->r->configs[COST_ON_DEMAND].wasted_cost, 1000000);
+}
+
+/* Item 12 (NotReady spells): node S blips NotReady 1000 -> 1030, and goes
+ * NotReady for good at 7000; it is deleted at 7200, interrupting A1 (scheduled
+ * 0). The replacement A2 starts its container at 7300 on F. Lost at = the start
+ * of the spell the loss happened in, 7000: restore 7300 - 7000 = 300 s (v1 kept
+ * only the first NotReady, 1000: restore 6300 s). */
+static void test_v2_not_ready_spells(void **state) {
+    struct fx *f = *state;
+    static const int64_t spells[4] = {T0 + 1000, T0 + 1030, T0 + 7000, 0};
+    int32_t sp = add_pool(f, "sp", "gpu-x-spot", COST_CAP_SPOT, 1800000);
+    int32_t fp = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t s = add_node(f, "S", sp, 0, 0, 7200, 1, 8000);
+    f->nodes[s].not_ready_at = T0 + 1000;
+    f->nodes[s].spells = spells;
+    f->nodes[s].n_spells = 2;
+    int32_t n = add_node(f, "F", fp, 0, 0, 10800, 1, 8000);
+    int32_t t = add_task(f, "t", COST_FALLBACK, COST_TASK_SUCCEEDED, 9000);
+    add_attempt(f, t, s, 0, 60, -1, COST_PHASE_FAILED);
+    add_attempt(f, t, n, 7260, 7300, 9000, COST_PHASE_SUCCEEDED);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_config_result *c = &f->r->configs[COST_FALLBACK];
+    assert_int_equal(c->interruptions, 1);
+    assert_int_equal(c->restore.samples, 1);
+    assert_int_equal(c->restore.total, 300);
+}
+
+/* Decision 2 (non-Indexed Job, completions 2): one 2-GPU node ($3.60/h = 1000
+ * µ$/s) alive 0 -> 1600 = 1.600. P1 holds 0 -> 1000 and succeeds; P2 holds 0 ->
+ * 500 and is evicted; P3 (created 500) holds 600 -> 1600 and succeeds. The Job
+ * is 2 tasks, both succeeded: cost per successful task 1.600 / 2 = 0.800. At
+ * most 2 pods are held at once: no duplicate. P3 is beyond the first 2 pods:
+ * 1 retry (v1: 1 success at 1.600, 2 retries, 2 duplicates). */
+static void test_v2_n_completion_job(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "od", "gpu-x2", COST_CAP_ON_DEMAND, 3600000);
+    int32_t n = add_node(f, "n", p, 0, 0, 1600, 2, 16000);
+    int32_t t = add_task(f, "j", COST_FALLBACK, COST_TASK_SUCCEEDED, 1600);
+    f->tasks[t].completions = 2;
+    add_attempt(f, t, n, 0, 0, 1000, COST_PHASE_SUCCEEDED);
+    struct cost_attempt *p2 = add_attempt(f, t, n, 0, 0, 500, COST_PHASE_FAILED);
+    p2->reason = "Evicted";
+    struct cost_attempt *p3 = add_attempt(f, t, n, 600, 600, 1600, COST_PHASE_SUCCEEDED);
+    p3->created_at = T0 + 500;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_config_result *c = &f->r->configs[COST_FALLBACK];
+    assert_int_equal(c->tasks_succeeded, 2);
+    assert_int_equal(c->cost, 1600000);
+    assert_int_equal(c->cost_per_successful_task, 800000);
+    assert_int_equal(c->retries, 1);
+    assert_int_equal(c->duplicates, 0);
+    assert_int_equal(c->interruptions, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_worked_example, fx_setup, fx_teardown),
@@ -925,6 +1063,13 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_v2_min_charge_floor, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_gpu_share_cpu_pod, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_cap_idle_used_pool, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_pending_replacement_not_duplicate, fx_setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_winner_first_to_finish, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_failed_pod_end_not_stretched, fx_setup,
+                                        fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_not_ready_spells, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_n_completion_job, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("cost", tests, NULL, NULL);
 }
