@@ -606,10 +606,10 @@ static bool on_line(void *ctx, const char *line, size_t len) {
         if (rc == ERR_OK) {
             if (wanted(in, &ev.obj)) {
                 int64_t deleted = 0;
-                if (ev.type == K8S_DELETED) {
-                    const struct k8s_meta *m = k8s_object_meta(&ev.obj);
-                    deleted = m->deletion_at ? m->deletion_at : seen_time(date);
-                }
+                /* a removal is recorded at the event's source time (the
+                 * stream's Date), never at deletionTimestamp (docs/cost-model.md) */
+                if (ev.type == K8S_DELETED)
+                    deleted = seen_time(date);
                 rc = store_k8s_put(s, &ev.obj, deleted, seen_time(date));
             } else {
                 skipped = true;

@@ -17,6 +17,7 @@ void store_cost_free(struct store_cost_data *d) {
         return;
     free(d->pools);
     free(d->nodes);
+    free(d->spells);
     free(d->tasks);
     free(d->task_names);
     free(d->attempts);
@@ -52,7 +53,8 @@ static const char SQL_SPAN[] =
  * the longest task (both from expression indexes, O(log n)). */
 static const char SQL_LIFE[] = "SELECT max(completed_at - created_at) FROM tasks";
 
-#define TASK_COLS "uid, namespace, experiment, configuration, outcome, completed_at, name"
+#define TASK_COLS                                                                                  \
+    "uid, namespace, experiment, configuration, outcome, completed_at, name, completions"
 static const char SQL_W_TASKS[] =
     "SELECT " TASK_COLS " FROM tasks "
     "WHERE completed_at >= ?1 AND completed_at < ?2 "
@@ -61,7 +63,8 @@ static const char SQL_W_TASKS[] =
 #define ATTEMPT_COLS                                                                               \
     "task_uid, uid, namespace, node_name, gpu_request, cpu_request_milli, created_at, "            \
     "scheduled_at, started_at, finished_at, deleted_at, disruption_at, not_ready_at, reason, "     \
-    "phase, report_work_seconds, report_restore_seconds, report_checkpoint_seconds"
+    "phase, report_work_seconds, report_restore_seconds, report_checkpoint_seconds, "              \
+    "delete_requested_at, terminal_seen_at"
 static const char SQL_W_ATTEMPTS[] =
     "SELECT " ATTEMPT_COLS " FROM attempts "
     "WHERE coalesce(scheduled_at, created_at, started_at) >= ?1 "
@@ -86,6 +89,10 @@ static const char SQL_TASK_NODES[] =
     " do_deleted_at, not_ready_at, cordoned_at, gpu_allocatable, cpu_allocatable_milli "
     "FROM nodes WHERE name IN (SELECT node_name FROM attempts WHERE task_uid = ?1) "
     "ORDER BY name";
+
+/* Ready transitions of every node, for its NotReady spells. */
+static const char SQL_SPELLS[] =
+    "SELECT node_name, at, status FROM node_conditions ORDER BY node_name, at";
 
 /* The latest On-Demand price of each size (for the counterfactual). */
 static const char SQL_OD_PRICES[] =
@@ -159,6 +166,60 @@ static enum err load_nodes(struct store *s, struct store_cost_data *d, int64_t f
     return read_nodes(s, st, d, pool_ix);
 }
 
+/* Every NotReady spell of the loaded nodes: a spell starts at a transition to a
+ * status other than True and ends at the next transition to True (0: open). */
+static enum err load_spells(struct store *s, struct store_cost_data *d,
+                            const struct cost_index *node_ix) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_SPELLS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    size_t cap = 0, n = 0; /* n pairs */
+    int32_t *owner = NULL;
+    size_t ocap = 0, on = 0;
+    int32_t cur = -1;
+    bool in = false;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        int32_t node = name && node_ix ? cost_index_find(node_ix, name) : -1;
+        if (node < 0)
+            continue;
+        if (node != cur) {
+            cur = node;
+            in = false;
+        }
+        int64_t at = sqlite3_column_int64(st, 1);
+        const char *status = (const char *)sqlite3_column_text(st, 2);
+        bool ready = status && !strcmp(status, "True");
+        if (!ready && !in) {
+            if (2 * n + 2 > cap) {
+                cap = cap ? cap * 2 : 256;
+                d->spells = xrealloc(d->spells, cap * sizeof *d->spells);
+            }
+            STORE_GROW(owner, on, ocap);
+            d->spells[2 * n] = at;
+            d->spells[2 * n + 1] = 0;
+            owner[on++] = node;
+            n++;
+            in = true;
+        } else if (ready && in) {
+            d->spells[2 * n - 1] = at;
+            in = false;
+        }
+    }
+    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load spells");
+    sqlite3_reset(st);
+    for (size_t k = 0; rc == ERR_OK && k < n; k++) {
+        struct cost_node *nd = &d->nodes[owner[k]];
+        if (!nd->n_spells)
+            nd->spells = &d->spells[2 * k];
+        nd->n_spells++;
+    }
+    free(owner);
+    return rc;
+}
+
 static enum err lookback(struct store *s, int64_t *out) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_SPAN, &st);
@@ -181,7 +242,7 @@ struct wtask {
     const char *uid, *ns, *experiment, *name;
     enum cost_config config;
     enum cost_outcome outcome;
-    int64_t completed_at;
+    int64_t completed_at, completions;
     bool touched;
     int32_t out; /* index in d->tasks, -1 not kept */
 };
@@ -203,8 +264,12 @@ struct wload {
     const struct cost_index *node_ix;
 };
 
+/* The held start of an attempt (touch test) and its creation order (sort). */
 static int64_t attempt_start_of(const struct cost_attempt *a) {
     return a->scheduled_at ? a->scheduled_at : a->created_at ? a->created_at : a->started_at;
+}
+static int64_t attempt_order_of(const struct cost_attempt *a) {
+    return a->created_at ? a->created_at : a->scheduled_at ? a->scheduled_at : a->started_at;
 }
 
 /* The wt index of task uid; a placeholder task (default configuration,
@@ -253,6 +318,8 @@ static void read_attempt(struct wload *w, sqlite3_stmt *st, struct cost_attempt 
     a->work_seconds = store_col_or(st, 15, -1);
     a->restore_seconds = store_col_or(st, 16, -1);
     a->checkpoint_seconds = store_col_or(st, 17, -1);
+    a->delete_requested_at = col_time(st, 18);
+    a->terminal_at = col_time(st, 19);
 }
 
 /* Reads attempt rows; an attempt starting in [touch_from, to), or open,
@@ -295,7 +362,7 @@ static int cmp_wattempt(const void *pa, const void *pb) {
     const struct wattempt *a = pa, *b = pb;
     if (a->a.task != b->a.task)
         return a->a.task < b->a.task ? -1 : 1;
-    int64_t x = attempt_start_of(&a->a), y = attempt_start_of(&b->a);
+    int64_t x = attempt_order_of(&a->a), y = attempt_order_of(&b->a);
     if (x != y)
         return x < y ? -1 : 1;
     return strcmp(a->a.uid ? a->a.uid : "", b->a.uid ? b->a.uid : "");
@@ -333,7 +400,8 @@ static void keep_touched(struct wload *w) {
                                          .experiment = t->experiment,
                                          .config = t->config,
                                          .outcome = t->outcome,
-                                         .completed_at = t->completed_at};
+                                         .completed_at = t->completed_at,
+                                         .completions = t->completions};
         d->task_names[k] = t->name;
     }
     d->in.n_tasks = nk;
@@ -369,33 +437,63 @@ static void keep_touched(struct wload *w) {
     d->in.n_attempts = m;
 }
 
+/* One task row (TASK_COLS) into t. */
+static void read_task_row(struct wload *w, sqlite3_stmt *st, struct wtask *t) {
+    struct store_cost_data *d = w->d;
+    memset(t, 0, sizeof *t);
+    t->uid = store_arena_col(&d->arena, st, 0);
+    t->ns = store_arena_col(&d->arena, st, 1);
+    t->experiment = store_arena_col(&d->arena, st, 2);
+    const char *c = (const char *)sqlite3_column_text(st, 3);
+    if (!c || cost_config_parse(c, &t->config) != ERR_OK)
+        t->config = w->dflt;
+    const char *o = (const char *)sqlite3_column_text(st, 4);
+    if (!o || cost_outcome_parse(o, &t->outcome) != ERR_OK)
+        t->outcome = COST_TASK_RUNNING;
+    t->completed_at = col_time(st, 5);
+    t->name = store_arena_col(&d->arena, st, 6);
+    t->completions = store_col_or(st, 7, 0);
+    t->out = -1;
+}
+
 /* Reads task rows (TASK_COLS); a task completed in [from, to) is touched. */
 static enum err read_task_rows(struct store *s, struct wload *w, sqlite3_stmt *st, int64_t from,
                                int64_t to) {
-    struct store_cost_data *d = w->d;
-    enum err rc;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         STORE_GROW(w->wt, w->n_wt, w->cap_wt);
         struct wtask *t = &w->wt[w->n_wt++];
-        memset(t, 0, sizeof *t);
-        t->uid = store_arena_col(&d->arena, st, 0);
-        t->ns = store_arena_col(&d->arena, st, 1);
-        t->experiment = store_arena_col(&d->arena, st, 2);
-        const char *c = (const char *)sqlite3_column_text(st, 3);
-        if (!c || cost_config_parse(c, &t->config) != ERR_OK)
-            t->config = w->dflt;
-        const char *o = (const char *)sqlite3_column_text(st, 4);
-        if (!o || cost_outcome_parse(o, &t->outcome) != ERR_OK)
-            t->outcome = COST_TASK_RUNNING;
-        t->completed_at = col_time(st, 5);
-        t->name = store_arena_col(&d->arena, st, 6);
-        t->out = -1;
+        read_task_row(w, st, t);
         t->touched = t->completed_at >= from && t->completed_at < to;
     }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
+    enum err rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load tasks");
     sqlite3_reset(st);
     return rc;
+}
+
+/* A touched task whose row lies outside the ranges loaded (its attempts came in
+ * by time) is read by uid, so no figure depends on the range a query loaded;
+ * only a task with no row at all keeps the placeholder (default configuration,
+ * running). */
+static enum err fill_placeholders(struct store *s, struct wload *w) {
+    for (size_t k = w->n_rows; k < w->n_wt; k++) {
+        if (!w->wt[k].touched)
+            continue;
+        sqlite3_stmt *st;
+        enum err rc = store_stmt(s, SQL_ONE_TASK, &st);
+        if (rc != ERR_OK)
+            return rc;
+        store_bind_text(st, 1, w->wt[k].uid);
+        int r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+            read_task_row(w, st, &w->wt[k]);
+            w->wt[k].touched = true;
+        }
+        sqlite3_reset(st);
+        if (r != SQLITE_ROW && r != SQLITE_DONE)
+            return store_fail(s, r, "load task");
+    }
+    return ERR_OK;
 }
 
 static enum err load_one_task(struct store *s, struct store_cost_data *d, const char *uid,
@@ -444,6 +542,8 @@ static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t f
         sqlite3_bind_int64(st, 2, to);
         rc = read_attempts(s, &w, st, from - span, to);
     }
+    if (rc == ERR_OK)
+        rc = fill_placeholders(s, &w);
     /* 3. a running task has no life bound: its older attempts, by its uid */
     for (size_t i = 0; rc == ERR_OK && i < w.n_wt; i++) {
         if (!w.wt[i].touched || w.wt[i].completed_at)
@@ -516,6 +616,8 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     }
     if (rc == ERR_OK && d->in.n_nodes)
         rc = cost_index_new(&d->nodes[0].name, sizeof d->nodes[0], d->in.n_nodes, &node_ix);
+    if (rc == ERR_OK && d->in.n_nodes)
+        rc = load_spells(s, d, node_ix);
     if (rc == ERR_OK && !task_uid) {
         rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
     } else if (rc == ERR_OK) {

@@ -4,8 +4,10 @@
  * What is loaded for [from, to): every pool; every node whose billable life may
  * touch the window; every task touched by the window (an attempt overlapping
  * it, or completed in it) with ALL its attempts (so retries, duplicates and
- * restore gaps see the attempts before the window too); tasks and attempts whose
- * task row is not known yet get a task with the default configuration.
+ * restore gaps see the attempts before the window too), a task row read by uid
+ * when only its attempts fell in the ranges loaded (so no figure depends on the
+ * range a query loaded); attempts whose task row does not exist yet get a task
+ * with the default configuration; every NotReady spell of the loaded nodes.
  * Configuration labels are resolved here: NULL or unknown -> default_config.
  * Thread rule: the thread owning the store. */
 #ifndef SPOTLEDGER_STORE_COST_H
@@ -22,6 +24,7 @@ struct store_cost_data {
     /* owned storage (the const arrays of in point here) */
     struct cost_pool *pools;
     struct cost_node *nodes;
+    int64_t *spells; /* NotReady spells, {start, end} pairs; nodes[].spells point here */
     struct cost_task *tasks;
     const char **task_names; /* [n_tasks]: the Job name (NULL when the task row is unknown) */
     struct cost_attempt *attempts;

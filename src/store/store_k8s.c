@@ -11,12 +11,8 @@
 #include "store/store_internal.h"
 
 /* earliest / latest of the stored and the new value, NULL meaning unknown */
-#define MIN_KNOWN(c)                                                                               \
-    c " = CASE WHEN " c " IS NULL THEN excluded." c " WHEN excluded." c " IS NULL THEN " c         \
-      " ELSE MIN(" c ", excluded." c ") END"
-#define MAX_KNOWN(c)                                                                               \
-    c " = CASE WHEN " c " IS NULL THEN excluded." c " WHEN excluded." c " IS NULL THEN " c         \
-      " ELSE MAX(" c ", excluded." c ") END"
+#define MIN_KNOWN(c) c " = MIN(COALESCE(" c ", excluded." c "), COALESCE(excluded." c ", " c "))"
+#define MAX_KNOWN(c) c " = MAX(COALESCE(" c ", excluded." c "), COALESCE(excluded." c ", " c "))"
 #define KEEP_NEW(c) c " = COALESCE(excluded." c ", " c ")"
 #define KEEP_OLD(c) c " = COALESCE(" c ", excluded." c ")"
 
@@ -39,22 +35,31 @@
     "AND c.status != 'True' AND c.at >= COALESCE(attempts.scheduled_at, attempts.created_at) "     \
     "AND (attempts.finished_at IS NULL OR c.at <= attempts.finished_at)), " FAR ")), " FAR ")"
 
+/* the first finish of a succeeded pod of task uid u (an index's completion) */
+#define INDEX_FINISH(u)                                                                            \
+    "(SELECT MIN(a.finished_at) FROM attempts a WHERE a.task_uid = " u " AND a.phase = "           \
+    "'Succeeded')"
+
 // clang-format off
 static const char SQL_TASK_UPSERT[] =
     "INSERT INTO tasks(uid, job_uid, completion_index, namespace, name, configuration, "
     "experiment, created_at, started_at, completed_at, outcome, outcome_reason, backoff_limit, "
     "active_deadline, ttl_after_finished, has_pod_failure_policy, pfp_ignores_disruption, "
-    "spec_json, deleted_at, first_seen, last_seen) "
+    "spec_json, deleted_at, first_seen, last_seen, completions) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "CASE WHEN ?11 = 'succeeded' AND ?21 THEN COALESCE((SELECT MAX(a.finished_at) FROM "
-    "attempts a WHERE a.task_uid = ?1 AND a.phase = 'Succeeded'), ?10) ELSE ?10 END, "
-    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20) "
+    "CASE WHEN ?11 = 'succeeded' AND ?21 THEN COALESCE(" INDEX_FINISH("?1") ", ?10) ELSE ?10 END, "
+    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?22) "
     "ON CONFLICT(uid) DO UPDATE SET "
     KEEP_NEW("configuration") ", "
     KEEP_NEW("experiment") ", "
     KEEP_OLD("created_at") ", "
     MIN_KNOWN("started_at") ", "
-    MIN_KNOWN("completed_at") ", "
+    /* an index's completion is its first succeeded pod's finish once known */
+    "completed_at = COALESCE(CASE WHEN excluded.completion_index IS NOT NULL "
+    "AND excluded.outcome = 'succeeded' THEN " INDEX_FINISH("excluded.uid") " END, "
+    "MIN(COALESCE(completed_at, excluded.completed_at), "
+    "COALESCE(excluded.completed_at, completed_at))), "
+    KEEP_NEW("completions") ", "
     "outcome_reason = CASE WHEN outcome = 'running' THEN excluded.outcome_reason "
     "ELSE COALESCE(outcome_reason, excluded.outcome_reason) END, "
     "outcome = CASE WHEN outcome = 'running' THEN excluded.outcome ELSE outcome END, "
@@ -71,19 +76,21 @@ static const char SQL_TASK_PLACEHOLDER[] =
     "INSERT OR IGNORE INTO tasks(uid, job_uid, completion_index, namespace, name, first_seen, "
     "last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)";
 
-/* an index task that succeeded: its completion is its succeeded pod's finish */
+/* an index task that succeeded: its completion is its first succeeded pod's
+ * finish (replacing an estimate from the time the index was seen complete) */
 static const char SQL_TASK_INDEX_DONE[] =
-    "UPDATE tasks SET completed_at = CASE WHEN completed_at IS NULL OR completed_at > ?2 "
-    "THEN ?2 ELSE completed_at END WHERE uid = ?1 AND outcome = 'succeeded'";
+    "UPDATE tasks SET completed_at = " INDEX_FINISH("?1") " WHERE uid = ?1 "
+    "AND outcome = 'succeeded' AND " INDEX_FINISH("?1") " IS NOT NULL";
 
 static const char SQL_ATTEMPT_UPSERT[] =
     "INSERT INTO attempts(uid, task_uid, job_uid, completion_index, namespace, name, node_name, "
     "pool_id, gpu_request, cpu_request_milli, created_at, scheduled_at, started_at, finished_at, "
     "deleted_at, delete_requested_at, phase, reason, exit_code, disruption_at, disruption_reason, "
     "report_status, report_work_seconds, report_restore_seconds, report_checkpoint_seconds, "
-    "first_seen, last_seen) "
+    "first_seen, last_seen, terminal_seen_at) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT n.pool_id FROM nodes n WHERE n.name = ?7), ?8, "
-    "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?25) "
+    "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?25, "
+    "?26) "
     "ON CONFLICT(uid) DO UPDATE SET "
     KEEP_OLD("node_name") ", "
     KEEP_OLD("pool_id") ", "
@@ -97,6 +104,7 @@ static const char SQL_ATTEMPT_UPSERT[] =
     MAX_KNOWN("finished_at") ", "
     MIN_KNOWN("deleted_at") ", "
     MIN_KNOWN("delete_requested_at") ", "
+    MIN_KNOWN("terminal_seen_at") ", "
     "phase = CASE WHEN " PHASE_RANK("excluded.phase") " >= " PHASE_RANK("phase")
     " THEN COALESCE(excluded.phase, phase) ELSE phase END, "
     KEEP_NEW("reason") ", "
@@ -233,6 +241,7 @@ static enum err put_task(struct store *s, const struct k8s_job *j, const char *u
     store_bind_time(st, 19, deletion_of(&j->meta, deleted_at));
     sqlite3_bind_int64(st, 20, seen_at);
     sqlite3_bind_int(st, 21, index >= 0);
+    bind_opt_int(st, 22, index < 0 && !j->indexed && j->completions > 1 ? j->completions : -1);
     return store_exec_stmt(s, st);
 }
 
@@ -268,7 +277,11 @@ enum err store_k8s_put_job(struct store *s, const struct k8s_job *j, int64_t del
             reason = j->outcome_reason;
             at = j->completed_at;
         }
-        enum err rc = put_task(s, j, uid, i, oc, reason, at ? at : seen_at, deleted_at, seen_at);
+        if (!at)
+            at = seen_at;
+        if (at < j->meta.created_at) /* a stream's Date can precede the Job */
+            at = j->meta.created_at;
+        enum err rc = put_task(s, j, uid, i, oc, reason, at, deleted_at, seen_at);
         if (rc != ERR_OK)
             return rc;
     }
@@ -312,7 +325,15 @@ enum err store_k8s_put_pod(struct store *s, const struct k8s_pod *p, int64_t del
 
     if ((rc = store_stmt(s, SQL_ATTEMPT_UPSERT, &st)) != ERR_OK)
         return rc;
-    int64_t deleted = deletion_of(&p->meta, deleted_at);
+    /* the pod's removal (DELETED event / relist absence, source time); its
+     * deletionTimestamp is a request + grace period, never an end */
+    int64_t latest = p->meta.created_at; /* the latest time the pod object carries */
+    int64_t own[3] = {p->scheduled_at, p->started_at, p->finished_at};
+    for (int k = 0; k < 3; k++)
+        if (own[k] > latest)
+            latest = own[k];
+    /* a stream's Date (its start) can precede what the object shows */
+    int64_t deleted = deleted_at && deleted_at < latest ? latest : deleted_at;
     int64_t requested = 0;
     if (p->meta.deletion_at)
         requested = p->meta.deletion_at - (p->meta.deletion_grace > 0 ? p->meta.deletion_grace : 0);
@@ -345,6 +366,8 @@ enum err store_k8s_put_pod(struct store *s, const struct k8s_pod *p, int64_t del
     bind_opt_int(st, 23, ok ? p->report.restore_seconds : -1);
     bind_opt_int(st, 24, ok ? p->report.checkpoint_seconds : -1);
     sqlite3_bind_int64(st, 25, seen_at);
+    bool terminal = !strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed");
+    store_bind_time(st, 26, terminal ? (seen_at < latest ? latest : seen_at) : 0);
     if ((rc = store_exec_stmt(s, st)) != ERR_OK)
         return rc;
     if ((rc = refresh_not_ready(s, SQL_ATTEMPT_NOT_READY_ONE, p->meta.uid)) != ERR_OK)

@@ -61,7 +61,10 @@ static const char ROWS[] =
     " ('p-old', 1772410600, 1772410500, 1), ('p-old', 1700000000, NULL, 1);"
     /* uid, job, index, ns, name, configuration, experiment, created, started, completed,
      * outcome, reason, backoff, deadline, ttl, has_pfp, pfp_ignores, spec, deleted, first, last */
-    "INSERT INTO tasks VALUES"
+    "INSERT INTO tasks(uid, job_uid, completion_index, namespace, name, configuration, "
+    "experiment, created_at, started_at, completed_at, outcome, outcome_reason, backoff_limit, "
+    "active_deadline, ttl_after_finished, has_pod_failure_policy, pfp_ignores_disruption, "
+    "spec_json, deleted_at, first_seen, last_seen) VALUES"
     " ('j1', 'j1', NULL, 'batch', 'train-1', 'fallback', NULL, 1772409600, NULL, 1772412000,"
     "  'succeeded', 'Completed', 2, NULL, 30, 0, 0, '{\"tolerations\":[]}', NULL, 1772409600,"
     "  1772412000),"

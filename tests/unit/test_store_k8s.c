@@ -16,6 +16,8 @@
 #include "k8s_fixtures.h"
 #include "store/store.h"
 #include "store/store_k8s.h"
+#include "store/store_cost.h"
+#include "engine/cost.h"
 #include "base/timeutil.h"
 
 struct fx {
@@ -252,13 +254,18 @@ static void test_idempotent(void **state) {
     assert_int_equal(q_int(f->ro, "SELECT count(*) FROM attempts", NULL), 4);
 }
 
-static void put_pod_json(struct store *s, const char *json, int64_t deleted_at, int64_t at) {
+static void put_json(struct store *s, const char *json, enum k8s_kind kind, int64_t deleted_at,
+                     int64_t at) {
     struct k8s_object o;
-    assert_int_equal(k8s_object_parse(json, strlen(json), K8S_POD, &o), ERR_OK);
+    assert_int_equal(k8s_object_parse(json, strlen(json), kind, &o), ERR_OK);
     assert_int_equal(store_begin(s), ERR_OK);
     assert_int_equal(store_k8s_put(s, &o, deleted_at, at), ERR_OK);
     assert_int_equal(store_commit(s), ERR_OK);
     k8s_object_release(&o);
+}
+
+static void put_pod_json(struct store *s, const char *json, int64_t deleted_at, int64_t at) {
+    put_json(s, json, K8S_POD, deleted_at, at);
 }
 
 #define POD_HEAD                                                                                   \
@@ -355,9 +362,10 @@ static void test_vanished_and_watch_state(void **state) {
     int64_t n = -1;
     assert_int_equal(store_k8s_mark_vanished(s, K8S_POD, "other-ns", date + 10, &n), ERR_OK);
     assert_int_equal(n, 0);
-    /* p-0001 already has a deletion time; p-0003 and p-0004 get the list's Date */
+    /* p-0001's deletionTimestamp was only a request (cost model v2: never an
+     * end): it, p-0003 and p-0004 are removed at the list's Date */
     assert_int_equal(store_k8s_mark_vanished(s, K8S_POD, "ml", date + 10, &n), ERR_OK);
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     assert_int_equal(store_k8s_mark_vanished(s, K8S_NODE, NULL, date + 10, &n), ERR_OK);
     assert_int_equal(n, 1);
     assert_int_equal(store_k8s_seen_reset(s, K8S_JOB), ERR_OK);
@@ -367,7 +375,7 @@ static void test_vanished_and_watch_state(void **state) {
     assert_int_equal(q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'p-0004'", NULL),
                      date + 10);
     assert_int_equal(q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'p-0001'", NULL),
-                     ts("2026-03-02T10:20:30Z"));
+                     date + 10);
     assert_int_equal(
         q_int(f->ro, "SELECT k8s_deleted_at FROM nodes WHERE name = 'gpu-spot-a'", NULL),
         date + 10);
@@ -552,6 +560,116 @@ static void test_shared_scenario_expected(void **state) {
                       NULL) >= 7);
 }
 
+/* ---- cost model v2 (docs/cost-model.md), issue 16 ------------------------------ */
+
+/* Item 2, end of an attempt: a pod scheduled 10:00:05 on a partitioned node gets
+ * a deletionTimestamp of 10:15:30 (request 10:15:00 + grace 30 s); its kubelet
+ * keeps it running; the API removes it at 10:16:36 (the DELETED event's source
+ * time). It holds 10:00:05 -> 10:16:36 = 991 s; v1 ended it at its
+ * deletionTimestamp: 10:00:05 -> 10:15:30 = 925 s. */
+static void test_v2_removal_not_request(void **state) {
+    struct fx *f = *state;
+    char pod[2048];
+    snprintf(
+        pod, sizeof pod, POD_HEAD,
+        ",\"deletionTimestamp\":\"2026-03-02T10:15:30Z\",\"deletionGracePeriodSeconds\":30",
+        "{\"phase\":\"Running\",\"conditions\":[{\"type\":\"PodScheduled\",\"status\":"
+        "\"True\",\"lastTransitionTime\":\"2026-03-02T10:00:05Z\"}],\"containerStatuses\":"
+        "[{\"name\":\"m\",\"state\":{\"running\":{\"startedAt\":\"2026-03-02T10:01:00Z\"}}}]}");
+    put_pod_json(f->s, pod, 0, ts("2026-03-02T10:15:00Z"));
+    put_pod_json(f->s, pod, ts("2026-03-02T10:16:36Z"), ts("2026-03-02T10:16:36Z"));
+    assert_int_equal(q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'px'", NULL),
+                     ts("2026-03-02T10:16:36Z"));
+    assert_int_equal(
+        q_int(f->ro, "SELECT delete_requested_at FROM attempts WHERE uid = 'px'", NULL),
+        ts("2026-03-02T10:15:00Z"));
+    struct store_cost_data *d = NULL;
+    assert_int_equal(store_cost_load_task(f->s, "jx", COST_FALLBACK, &d), ERR_OK);
+    assert_int_equal(d->in.n_attempts, 1);
+    struct cost_query q = {.from = ts("2026-03-02T00:00:00Z"),
+                           .to = ts("2026-03-03T00:00:00Z"),
+                           .now = ts("2026-03-03T00:00:00Z"),
+                           .want_attempts = true};
+    struct cost_result *r = NULL;
+    assert_int_equal(cost_compute(&d->in, &q, &r), ERR_OK);
+    assert_int_equal(r->attempts[0].end - r->attempts[0].start, 991);
+    cost_result_free(r);
+    store_cost_free(d);
+}
+
+#define POD_FMT                                                                                    \
+    "{\"metadata\":{\"uid\":\"%s\",\"name\":\"%s\",\"namespace\":\"ml\","                          \
+    "\"creationTimestamp\":\"2026-03-02T10:00:00Z\",\"labels\":{"                                  \
+    "\"batch.kubernetes.io/controller-uid\":\"jq\","                                               \
+    "\"batch.kubernetes.io/job-completion-index\":\"0\"}},\"spec\":{\"nodeName\":\"n1\"},"         \
+    "\"status\":{\"phase\":\"Succeeded\",\"containerStatuses\":[{\"name\":\"m\",\"state\":"        \
+    "{\"terminated\":{\"exitCode\":0,\"startedAt\":\"2026-03-02T10:01:00Z\","                      \
+    "\"finishedAt\":\"2026-03-02T10:%s:00Z\"}}}]}}"
+
+#define NODE_FMT                                                                                   \
+    "{\"metadata\":{\"uid\":\"nu\",\"name\":\"n1\",\"creationTimestamp\":"                         \
+    "\"2026-03-02T09:00:00Z\"},\"status\":{\"conditions\":[{\"type\":\"Ready\","                   \
+    "\"status\":\"%s\",\"lastTransitionTime\":\"2026-03-02T%s:00Z\"}]}}"
+
+/* Item 11, an Indexed Job's per-index completion: the Job (created 10:00:00) is
+ * first seen with index 0 completed on a watch stream whose Date (its start) is
+ * 09:50:00, before the Job existed; its pod for index 0 finished at 10:30:00.
+ * The index completed at 10:30:00, its pod's finish (v1 kept the earliest
+ * estimate: 09:50:00). A second succeeded pod of index 0 finishing 10:45:00
+ * does not move it (the first to finish wins). */
+static void test_v2_index_completion_time(void **state) {
+    struct fx *f = *state;
+    const char *job = "{\"metadata\":{\"uid\":\"jq\",\"name\":\"q\",\"namespace\":\"ml\","
+                      "\"creationTimestamp\":\"2026-03-02T10:00:00Z\"},\"spec\":{\"completions\":2,"
+                      "\"completionMode\":\"Indexed\"},\"status\":{\"completedIndexes\":\"0\"}}";
+    put_json(f->s, job, K8S_JOB, 0, ts("2026-03-02T09:50:00Z"));
+    char pod[2048];
+    snprintf(pod, sizeof pod, POD_FMT, "q0a", "q0a", "30");
+    put_json(f->s, pod, K8S_POD, 0, ts("2026-03-02T10:40:00Z"));
+    put_json(f->s, job, K8S_JOB, 0, ts("2026-03-02T10:41:00Z"));
+    assert_int_equal(q_int(f->ro, "SELECT completed_at FROM tasks WHERE uid = 'jq/0'", NULL),
+                     ts("2026-03-02T10:30:00Z"));
+    snprintf(pod, sizeof pod, POD_FMT, "q0b", "q0b", "45");
+    put_json(f->s, pod, K8S_POD, 0, ts("2026-03-02T10:50:00Z"));
+    put_json(f->s, job, K8S_JOB, 0, ts("2026-03-02T10:51:00Z"));
+    assert_int_equal(q_int(f->ro, "SELECT completed_at FROM tasks WHERE uid = 'jq/0'", NULL),
+                     ts("2026-03-02T10:30:00Z"));
+}
+
+/* Decision 2: a non-Indexed Job with completions 3 is stored with its N. */
+static void test_v2_completions_stored(void **state) {
+    struct fx *f = *state;
+    put_json(f->s,
+             "{\"metadata\":{\"uid\":\"jn\",\"name\":\"n\",\"namespace\":\"ml\"},"
+             "\"spec\":{\"completions\":3},\"status\":{}}",
+             K8S_JOB, 0, 100);
+    assert_int_equal(q_int(f->ro, "SELECT completions FROM tasks WHERE uid = 'jn'", NULL), 3);
+}
+
+/* Item 12 (NotReady): every spell of a node is kept and loaded: NotReady 10:10,
+ * Ready 10:11, NotReady 11:00 -> spells {10:10, 10:11} and {11:00, open}. */
+static void test_v2_every_not_ready_spell(void **state) {
+    struct fx *f = *state;
+    const char *seq[][2] = {
+        {"True", "09:01"}, {"False", "10:10"}, {"True", "10:11"}, {"False", "11:00"}};
+    for (int i = 0; i < 4; i++) {
+        char node[1024];
+        snprintf(node, sizeof node, NODE_FMT, seq[i][0], seq[i][1]);
+        put_json(f->s, node, K8S_NODE, 0, 1000 + i);
+    }
+    struct store_cost_data *d = NULL;
+    assert_int_equal(store_cost_load(f->s, ts("2026-03-02T00:00:00Z"), ts("2026-03-03T00:00:00Z"),
+                                     COST_FALLBACK, &d),
+                     ERR_OK);
+    assert_int_equal(d->in.n_nodes, 1);
+    assert_int_equal(d->nodes[0].n_spells, 2);
+    assert_int_equal(d->nodes[0].spells[0], ts("2026-03-02T10:10:00Z"));
+    assert_int_equal(d->nodes[0].spells[1], ts("2026-03-02T10:11:00Z"));
+    assert_int_equal(d->nodes[0].spells[2], ts("2026-03-02T11:00:00Z"));
+    assert_int_equal(d->nodes[0].spells[3], 0);
+    store_cost_free(d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_own_rows, setup, teardown),
@@ -559,6 +677,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_older_never_erases, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vanished_and_watch_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shared_scenario_expected, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_removal_not_request, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_index_completion_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_completions_stored, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_every_not_ready_spell, setup, teardown),
     };
     return cmocka_run_group_tests_name("store_k8s", tests, NULL, NULL);
 }

@@ -573,6 +573,7 @@ static void test_watch_stream_edges(void **state) {
     fk_watch(f, R_PODS, 200, buf_str(&b), false, 0);
     buf_release(&b);
 
+    int64_t started = (int64_t)time(NULL);
     struct watch_k8s *w = new_watcher(t, t->s);
     assert_int_equal(watch_k8s_start(w), ERR_OK);
     wait_for(logged(f, R_PODS, true, "rv=21 ") > 0, 15000);
@@ -588,8 +589,12 @@ static void test_watch_stream_edges(void **state) {
     assert_int_equal(q_int(t->db, "SELECT count(DISTINCT uid) FROM attempts"), 6);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE task_uid = 'j1'"), 6);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM tasks"), 1);
-    /* p2's deletion time is its deletionTimestamp, not the relist's Date */
-    assert_int_equal(q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'"),
+    /* p2's removal is the DELETED event's source time: the Date of its watch
+     * stream (this fake sends the real clock's), never its deletionTimestamp
+     * (10:07, a request) -- decisions 5 and 6 of docs/cost-model.md */
+    int64_t removed = q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    assert_true(removed >= started - 1 && removed <= (int64_t)time(NULL) + 1);
+    assert_int_equal(q_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
                      1772445600 + 7 * 60);
     assert_int_equal(q_int(t->db, "SELECT finished_at FROM attempts WHERE uid = 'p1'"),
                      1772445600 + 9 * 60);
@@ -637,6 +642,7 @@ static void test_restart_same_db(void **state) {
     buf_release(&b);
 
     int before = logged(f, R_PODS, true, "rv=12 ");
+    int64_t restarted = (int64_t)time(NULL);
     /* a new instance with its own connection: a restarted process */
     struct store *s2 = NULL;
     assert_int_equal(store_open(t->db, STORE_WRITER, &s2, NULL), ERR_OK);
@@ -660,7 +666,11 @@ static void test_restart_same_db(void **state) {
     /* it replayed from the persisted 12 (not from its own list's 20) */
     assert_int_equal(logged(f, R_PODS, true, "rv=12 ") - before, 1);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts"), 3);
-    assert_int_equal(q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'"),
+    /* removed at the replaying stream's Date (the real clock here), not at its
+     * deletionTimestamp 10:04 (a request, kept as delete_requested_at) */
+    int64_t removed = q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    assert_true(removed >= restarted - 1 && removed <= (int64_t)time(NULL) + 1);
+    assert_int_equal(q_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
                      1772445600 + 4 * 60);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"), 1);
 }
