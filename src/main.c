@@ -113,9 +113,13 @@ int main(int argc, char **argv) {
      * (config_check_kube made sure one is there), none with --no-kube */
     struct kube_conn kc;
     struct watch_k8s_options ko;
+    const struct kube_flags kf = {.api_url = cfg.kube_api_url,
+                                  .token_file = cfg.kube_token_file,
+                                  .ca_file = cfg.kube_ca_file,
+                                  .in_cluster = cfg.kube_in_cluster};
     if (cfg.no_kube) {
         log_msg(LOG_INFO, "main: --no-kube: DigitalOcean only, no Kubernetes watcher");
-    } else if (kube_conn_resolve(&cfg, real_getenv, &kc, err, sizeof err) != ERR_OK) {
+    } else if (kube_conn_resolve(&kf, real_getenv, &kc, err, sizeof err) != ERR_OK) {
         fprintf(stderr, "spotledger: %s\n", err);
         goto out;
     } else {

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include "base/secret.h"
-#include "service/config.h"
 #include "base/log.h"
 #include "base/xalloc.h"
 
@@ -16,12 +15,12 @@ static bool fits(char *dst, size_t cap, const char *src) {
     return n >= 0 && (size_t)n < cap;
 }
 
-enum err kube_conn_resolve(const struct config *cfg, const char *(*getenv_fn)(const char *),
+enum err kube_conn_resolve(const struct kube_flags *cfg, const char *(*getenv_fn)(const char *),
                            struct kube_conn *out, char *err, size_t errlen) {
     struct kube_conn c;
     memset(&c, 0, sizeof c);
-    if (cfg->kube_api_url && *cfg->kube_api_url) {
-        if (!fits(c.url, sizeof c.url, cfg->kube_api_url)) {
+    if (cfg->api_url && *cfg->api_url) {
+        if (!fits(c.url, sizeof c.url, cfg->api_url)) {
             snprintf(err, errlen, "--kube-api-url is too long");
             return ERR_INVAL;
         }
@@ -45,9 +44,9 @@ enum err kube_conn_resolve(const struct config *cfg, const char *(*getenv_fn)(co
     size_t n = strlen(c.url);
     while (n > 0 && c.url[n - 1] == '/')
         c.url[--n] = '\0';
-    const char *tok = cfg->kube_token_file;
-    const char *ca = cfg->kube_ca_file;
-    if (cfg->kube_in_cluster || !(cfg->kube_api_url && *cfg->kube_api_url)) {
+    const char *tok = cfg->token_file;
+    const char *ca = cfg->ca_file;
+    if (cfg->in_cluster || !(cfg->api_url && *cfg->api_url)) {
         if (!tok)
             tok = KUBE_SA_DIR "/token";
         if (!ca)

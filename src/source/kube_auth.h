@@ -23,17 +23,23 @@
 #define KUBE_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 #define KUBE_TOKEN_REREAD_S 60
 
-struct config;
-
 struct kube_conn {
     char url[512];        /* "https://10.0.0.1:443", no trailing slash */
     char token_file[512]; /* "" = no token */
     char ca_file[512];    /* "" = system CAs */
 };
 
+/* The Kubernetes flags (README "Configuration reference"); NULL = not given. */
+struct kube_flags {
+    const char *api_url;    /* --kube-api-url; NULL/"": in-cluster */
+    const char *token_file; /* --kube-token-file */
+    const char *ca_file;    /* --kube-ca-file */
+    bool in_cluster;        /* no --kube-api-url: use the service account */
+};
+
 /* ERR_INVAL (message in err) when in-cluster but KUBERNETES_SERVICE_HOST is unset,
  * or a value does not fit. getenv_fn is getenv in production. */
-enum err kube_conn_resolve(const struct config *cfg, const char *(*getenv_fn)(const char *),
+enum err kube_conn_resolve(const struct kube_flags *cfg, const char *(*getenv_fn)(const char *),
                            struct kube_conn *out, char *err, size_t errlen);
 
 struct kube_token {
