@@ -7,6 +7,7 @@
 #   make layers     includes only go downward by layer (src/layers.txt, src/README.md)
 #   make deps       install missing Debian packages (idempotent, fast when all present)
 #   make coverage   line coverage per file and per layer, unit and e2e (gcovr)
+#   make mutants    mutation check of src/engine and src/query against the unit tests
 #   make planted    each planted bug (tests/mutate/planted.py) fails a test of make test
 #   make format / format-check / valgrind / clean
 #
@@ -75,7 +76,7 @@ SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: oracle all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
-	fuzz-bins coverage planted
+	fuzz-bins coverage planted mutants
 .DEFAULT_GOAL := all
 
 all: deps
@@ -177,13 +178,22 @@ valgrind: deps
 	  valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 $$t >/dev/null || exit 1; \
 	done; echo "valgrind: no definite leaks"
 
-# --- coverage (README.md, "Tests and proof") --------------------------------------
+# --- coverage, mutants, planted bugs (README.md, "Tests and proof") ---------------
 # make coverage: unit binaries, then unit + e2e, built with --coverage; gcovr HTML
 # and text per file and per layer in build/coverage/{unit,all}/. Too slow for make
 # test (a third build of everything), so it is its own target.
 coverage: deps
 	@$(MAKE) --no-print-directory COVERAGE=1 test-bins
 	@sh tests/coverage.sh build/cov
+
+# make mutants: one source mutant at a time over src/engine and src/query against
+# the unit tests, within MUTANTS_BUDGET seconds and MUTANTS_MAX mutants (an evenly
+# spaced subset beyond it); report in build/mutants/report.txt.
+MUTANTS_BUDGET ?= 1800
+MUTANTS_MAX ?= 400
+mutants: deps
+	@MUTANTS_BUDGET=$(MUTANTS_BUDGET) MUTANTS_MAX=$(MUTANTS_MAX) MAKE="$(MAKE)" \
+	  python3 tests/mutate/mutants.py
 
 # make planted: each bug of tests/mutate/planted.py, alone in a scratch copy, must fail
 # a unit test of make test (about 3 minutes).
