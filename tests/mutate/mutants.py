@@ -29,6 +29,8 @@ from mutlib import ROOT, Copy, die, log
 TESTS = ["test_cost", "test_oracle", "test_api_cost", "test_api_tasks", "test_report",
          "test_store_do", "test_advice", "test_window", "test_respcache", "test_csv"]
 
+OPTIONAL = {"test_oracle"}  # used when it passes on the unmutated tree
+
 REL = [("<=", "<"), (">=", ">"), ("==", "!="), ("!=", "=="), ("<", "<="), (">", ">=")]
 
 
@@ -160,9 +162,13 @@ def main():
             die("mutants: the unmodified copy does not build:\n" + cp.last_build_log[-3000:])
         cp.fast_setup(tests)
         bound = {}
-        for t in tests:
+        for t in list(tests):
             t0 = time.monotonic()
             if cp.run(t, 600) != "pass":
+                if t in OPTIONAL:  # not yet part of make test (docs/oracle.md)
+                    log("mutants: %s fails without a mutant: left out" % t)
+                    tests.remove(t)
+                    continue
                 die("mutants: %s fails without a mutant:\n%s" % (t, cp.last_run_log[-3000:]))
             bound[t] = max(20.0, 5 * (time.monotonic() - t0))
         res = {}  # file -> counts
