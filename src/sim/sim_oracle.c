@@ -163,6 +163,17 @@ struct podx {                   /* what the oracle derives per pod */
     int group;
 };
 
+/* The first pod of the group created after its a-th that started by now. */
+static const struct orc_pod *next_started(const struct orc_timeline *tl, const struct group *gr,
+                                          int a, int64_t now) {
+    for (int b = a + 1; b < gr->npods; b++) {
+        const struct orc_pod *p = &tl->pods[gr->pods[b]];
+        if (p->start_t != ORC_NEVER && p->start_t <= now)
+            return p;
+    }
+    return NULL;
+}
+
 static bool succeeded(const struct orc_pod *p, int64_t now) {
     return p->fin_t != ORC_NEVER && p->fin_t <= now && p->exit_code == 0;
 }
@@ -400,14 +411,14 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 }
             }
         }
-        /* restore samples: an interrupted pod, the next pod of its group created
-         * after it, that one's first container start */
+        /* restore samples: an interrupted pod, the first pod of its group created
+         * after it that started, that one's first container start */
         for (int a = 0; a + 1 < gr->npods; a++) {
             int i = gr->pods[a];
             if (!px[i].interrupted)
                 continue;
-            const struct orc_pod *next = &tl->pods[gr->pods[a + 1]];
-            if (next->start_t == ORC_NEVER || next->start_t > now)
+            const struct orc_pod *next = next_started(tl, gr, a, now);
+            if (!next)
                 continue;
             if (!in_window(next->start_t, from, to, now))
                 continue;
@@ -638,8 +649,8 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 if (!px[i].interrupted || tl->nodes[pd->node].pool != p ||
                     px[i].lost_at < rc->signal_t)
                     continue;
-                const struct orc_pod *next = &tl->pods[g[k].pods[a + 1]];
-                if (next->start_t <= now)
+                const struct orc_pod *next = next_started(tl, &g[k], a, now);
+                if (next)
                     rc->resumed_t = min64(rc->resumed_t, next->start_t);
             }
         rc->replacement_delay = rc->replacement_ready_t == ORC_NEVER
