@@ -81,6 +81,16 @@ int main(int argc, char **argv) {
         app_release(&app);
         return 2;
     }
+    if (config_check_token(&cfg, "api-token-file", app.api_token, err, sizeof err) != CONFIG_OK ||
+        config_check_token(&cfg, "admin-token-file", app.admin_token, err, sizeof err) !=
+            CONFIG_OK) {
+        fprintf(stderr, "spotledger: %s\n", err);
+        free_secret(app.api_token);
+        free_secret(app.admin_token);
+        config_release(&cfg);
+        app_release(&app);
+        return 2;
+    }
 
     /* signals: SIGPIPE ignored (MHD and curl leave it to us); SIGTERM/SIGINT are
      * blocked in every thread and collected by sigwait below */

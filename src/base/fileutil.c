@@ -16,7 +16,7 @@ static enum err io_fail(const char *what, const char *path) {
 }
 
 enum err fileutil_ensure_dir(const char *dir) {
-    if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+    if (mkdir(dir, 0750) == 0 || errno == EEXIST)
         return ERR_OK;
     return io_fail("mkdir", dir);
 }
@@ -29,7 +29,8 @@ enum err fileutil_write_atomic(const char *dir, const char *name, const void *da
     int n2 = snprintf(final, sizeof final, "%s/%s", dir, name);
     if (n1 < 0 || n2 < 0 || (size_t)n1 >= sizeof tmp || (size_t)n2 >= sizeof final)
         return ERR_INVAL;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* exported costs are finance data: not world-readable (the umask may narrow it) */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
     if (fd < 0)
         return io_fail("create", tmp);
     const char *p = data;

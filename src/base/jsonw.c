@@ -176,12 +176,13 @@ void jsonw_fixed(struct jsonw *w, int64_t v, int scale) {
 }
 
 void jsonw_time(struct jsonw *w, int64_t t) {
-    if (t == 0) {
+    /* one rule: RFC 3339, or null when absent (0) or outside years 0000-9999 */
+    char tmp[TIMEUTIL_RFC3339_MAX];
+    size_t n = t == 0 ? 0 : timeutil_format_rfc3339(t, tmp);
+    if (n == 0) {
         jsonw_null(w);
         return;
     }
-    char tmp[TIMEUTIL_RFC3339_MAX];
-    size_t n = timeutil_format_rfc3339(t, tmp);
     jsonw_strn(w, tmp, n);
 }
 

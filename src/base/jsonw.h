@@ -38,7 +38,7 @@ void jsonw_null(struct jsonw *w);
 void jsonw_money(struct jsonw *w, int64_t micro); /* 4800000 -> 4.8 */
 /* A decimal with `scale` implied decimals: (1234, 2) -> 12.34; for percentages. */
 void jsonw_fixed(struct jsonw *w, int64_t v, int scale);
-/* An RFC 3339 time; 0 (unknown) writes null. */
+/* An RFC 3339 time; 0 (unknown) and times outside years 0000-9999 write null. */
 void jsonw_time(struct jsonw *w, int64_t t);
 /* Raw, already-valid JSON text. */
 void jsonw_raw(struct jsonw *w, const char *json);

@@ -120,7 +120,15 @@ static void dispatch(struct request *req, struct response *resp) {
         return;
     }
     if (strncmp(req->path, "/vendor/", 8) == 0) {
-        static_serve(cfg->vendor_dir, req->path + 8, resp);
+        /* only what web/ loads: --vendor-dir is a shared system directory */
+        static const char *const vendor_files[] = {"chart.js/chart.min.js"};
+        for (size_t i = 0; i < sizeof vendor_files / sizeof vendor_files[0]; i++) {
+            if (strcmp(req->path + 8, vendor_files[i]) == 0) {
+                static_serve(cfg->vendor_dir, vendor_files[i], resp);
+                return;
+            }
+        }
+        response_error(resp, 404, "not_found", "no such file");
         return;
     }
     const char *rel = req->path + 1;

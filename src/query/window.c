@@ -22,6 +22,9 @@ static enum err fail(char *why, size_t whylen, const char *fmt, ...) {
 static enum err finish(int64_t from, int64_t to, struct window *out, char *why, size_t whylen) {
     if (from >= to)
         return fail(why, whylen, "the window is empty (from must be before to)");
+    if (from < WINDOW_MIN_TIME || to > WINDOW_MAX_TIME)
+        return fail(why, whylen,
+                    "the window must lie between 2000-01-01T00:00:00Z and 9999-12-31T23:59:59Z");
     if (to - from > WINDOW_MAX_SPAN)
         return fail(why, whylen, "the window is longer than 20 years");
     out->from = from;

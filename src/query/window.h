@@ -23,6 +23,10 @@
 #include "base/err.h"
 
 #define WINDOW_MAX_SPAN (20LL * 366 * 86400)
+/* Every window lies in [2000-01-01T00:00:00Z, 9999-12-31T23:59:59Z], so both of
+ * its ends print as RFC 3339 (README "Limits"). */
+#define WINDOW_MIN_TIME 946684800LL
+#define WINDOW_MAX_TIME 253402300799LL
 
 struct window {
     int64_t from;

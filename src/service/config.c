@@ -400,3 +400,15 @@ void config_release(struct config *cfg) {
     }
     cfg->n_spot_pools = cfg->n_ignore_advice = cfg->n_spot_labels = cfg->n_on_demand_sizes = 0;
 }
+
+enum config_result config_check_token(const struct config *cfg, const char *flag, const char *token,
+                                      char *err, size_t errlen) {
+    if (!token || config_host_is_loopback(cfg->listen_host))
+        return CONFIG_OK;
+    if (strlen(token) >= CONFIG_MIN_TOKEN_LEN)
+        return CONFIG_OK;
+    errf(err, errlen,
+         "--%s: the token holds %zu bytes; serving on '%s' (not loopback) needs at least %d", flag,
+         strlen(token), cfg->listen, CONFIG_MIN_TOKEN_LEN);
+    return CONFIG_BAD;
+}

@@ -87,4 +87,11 @@ enum config_result config_check_kube(const struct config *cfg,
 /* True when the host is a loopback address (127.0.0.0/8, ::1, localhost). */
 bool config_host_is_loopback(const char *host);
 
+#define CONFIG_MIN_TOKEN_LEN 16
+/* Checks a loaded API token (flag names it in the message): on a non-loopback
+ * --listen it must hold at least CONFIG_MIN_TOKEN_LEN bytes. CONFIG_BAD with one
+ * line in err otherwise; NULL token (not configured) is CONFIG_OK. */
+enum config_result config_check_token(const struct config *cfg, const char *flag, const char *token,
+                                      char *err, size_t errlen);
+
 #endif

@@ -3,9 +3,11 @@
  * store_free, so sqlite3_close never returns SQLITE_BUSY. */
 #include "store/store.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "store/schema.h"
@@ -220,9 +222,23 @@ static enum err migrate(struct store *s, int *applied) {
     return ERR_OK;
 }
 
+/* Creates a missing database file 0640 (less with a stricter umask): finance
+ * data. SQLite would create it 0644, and gives the -wal and -shm files the
+ * database file's mode (findCreateFileMode in os_unix.c), so this covers them. */
+static void create_private(const char *path) {
+    /* ":memory:", "" (a temporary database) and "file:" URIs are SQLite's own */
+    if (!*path || path[0] == ':' || strncmp(path, "file:", 5) == 0)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+    if (fd >= 0)
+        close(fd);
+}
+
 enum err store_open(const char *path, enum store_mode mode, struct store **out, int *migrated) {
     struct store *s = xcalloc(1, sizeof *s);
     s->mode = mode;
+    if (mode == STORE_WRITER)
+        create_private(path);
     int flags =
         SQLITE_OPEN_NOMUTEX |
         (mode == STORE_WRITER ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY);

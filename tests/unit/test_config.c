@@ -166,6 +166,30 @@ static void test_non_loopback_with_token(void **state) {
     assert_false(config_host_is_loopback("127.evil.example.com"));
 }
 
+/* issue 18: a short API token is refused off loopback, and the error says why */
+static void test_token_length(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    assert_int_equal(parse(&cfg, err, 4, "--listen", "0.0.0.0:8080", "--api-token-file", "/t"),
+                     CONFIG_OK);
+    assert_int_equal(config_check_token(&cfg, "api-token-file", "x", err, sizeof err), CONFIG_BAD);
+    assert_non_null(strstr(err, "--api-token-file"));
+    assert_non_null(strstr(err, "at least 16"));
+    assert_int_equal(config_check_token(&cfg, "api-token-file", "0123456789abcde", err, sizeof err),
+                     CONFIG_BAD); /* 15 bytes */
+    assert_int_equal(
+        config_check_token(&cfg, "api-token-file", "0123456789abcdef", err, sizeof err),
+        CONFIG_OK); /* 16 */
+    assert_int_equal(config_check_token(&cfg, "admin-token-file", NULL, err, sizeof err),
+                     CONFIG_OK);
+    config_release(&cfg);
+    /* on loopback a short token is the operator's business */
+    assert_int_equal(parse(&cfg, err, 2, "--listen", "127.0.0.1:8080"), CONFIG_OK);
+    assert_int_equal(config_check_token(&cfg, "api-token-file", "x", err, sizeof err), CONFIG_OK);
+    config_release(&cfg);
+}
+
 /* issue 17: outside a cluster with no Kubernetes flags the service must not
  * start silently without a watcher; --no-kube is the explicit way to run DO-only. */
 static void test_kube_required_unless_no_kube(void **state) {
@@ -232,6 +256,7 @@ int main(void) {
         cmocka_unit_test_setup(test_invalid, reset_env),
         cmocka_unit_test_setup(test_env_invalid_names_variable, reset_env),
         cmocka_unit_test_setup(test_non_loopback_with_token, reset_env),
+        cmocka_unit_test_setup(test_token_length, reset_env),
         cmocka_unit_test_setup(test_kube_required_unless_no_kube, reset_env),
         cmocka_unit_test_setup(test_secret_read, reset_env),
         cmocka_unit_test_setup(test_app_use_config_fills_calc_settings, reset_env),

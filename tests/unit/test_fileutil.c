@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,6 +23,35 @@ static char *slurp(const char *path) {
     fclose(f);
     data[n] = '\0';
     return data;
+}
+
+static unsigned mode_of(const char *path) {
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (unsigned)(st.st_mode & 0777);
+}
+
+/* issue 18: exports are finance data: 0640 / 0750, narrower under a stricter umask */
+static void test_modes(void **state) {
+    (void)state;
+    mode_t old = umask(022);
+    char dir[] = "/tmp/spotledger-fm-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sub[128], path[160];
+    snprintf(sub, sizeof sub, "%s/exports", dir);
+    assert_int_equal(fileutil_ensure_dir(sub), ERR_OK);
+    assert_int_equal(mode_of(sub), 0750);
+    assert_int_equal(fileutil_write_atomic(sub, "a.csv", "x", 1), ERR_OK);
+    snprintf(path, sizeof path, "%s/a.csv", sub);
+    assert_int_equal(mode_of(path), 0640);
+    umask(077);
+    assert_int_equal(fileutil_write_atomic(sub, "b.csv", "x", 1), ERR_OK);
+    snprintf(path, sizeof path, "%s/b.csv", sub);
+    assert_int_equal(mode_of(path), 0600);
+    umask(old);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_write_replace_clean(void **state) {
@@ -55,6 +85,7 @@ static void test_write_replace_clean(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_replace_clean),
+        cmocka_unit_test(test_modes),
     };
     return cmocka_run_group_tests_name("fileutil", tests, NULL, NULL);
 }

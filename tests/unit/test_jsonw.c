@@ -58,6 +58,25 @@ static void test_escaping(void **state) {
     buf_release(&b);
 }
 
+/* issue 18: a time is RFC 3339 or null, by one rule (was "" past year 9999) */
+static void test_times(void **state) {
+    (void)state;
+    struct buf b;
+    struct jsonw w;
+    buf_init(&b, 0);
+    jsonw_init(&w, &b);
+    jsonw_arr(&w);
+    jsonw_time(&w, 0);
+    jsonw_time(&w, 1);
+    jsonw_time(&w, 253402300799LL); /* 9999-12-31T23:59:59Z */
+    jsonw_time(&w, 253402300800LL); /* 10000-01-01: not RFC 3339 */
+    jsonw_time(&w, -62167219201LL); /* year -1 */
+    jsonw_arr_end(&w);
+    assert_string_equal(buf_str(&b),
+                        "[null,\"1970-01-01T00:00:01Z\",\"9999-12-31T23:59:59Z\",null,null]");
+    buf_release(&b);
+}
+
 static void test_cap_sticks(void **state) {
     (void)state;
     struct buf b;
@@ -78,6 +97,7 @@ int main(void) {
         cmocka_unit_test(test_nesting_and_values),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_cap_sticks),
+        cmocka_unit_test(test_times),
     };
     return cmocka_run_group_tests_name("jsonw", tests, NULL, NULL);
 }

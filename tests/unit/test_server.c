@@ -228,6 +228,42 @@ static void test_static(void **state) {
     }
 }
 
+/* issue 18: /vendor/ serves the files the dashboard loads, not all of
+ * /usr/share/javascript */
+static void test_vendor_allow_list(void **state) {
+    struct fx *f = *state;
+    char p[200];
+    snprintf(p, sizeof p, "%s/vendor", f->dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/vendor/chart.js", f->dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/vendor/jquery", f->dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/vendor/chart.js/chart.min.js", f->dir);
+    write_file(p, "/* chart */");
+    snprintf(p, sizeof p, "%s/vendor/chart.js/chart.esm.js", f->dir);
+    write_file(p, "/* esm */");
+    snprintf(p, sizeof p, "%s/vendor/jquery/jquery.js", f->dir);
+    write_file(p, "/* jquery */");
+    free(f->cfg.vendor_dir);
+    snprintf(p, sizeof p, "%s/vendor", f->dir);
+    f->cfg.vendor_dir = strdup(p);
+    struct reply r;
+    fetch(f, "GET", "/vendor/chart.js/chart.min.js", NULL, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(buf_str(&r.body), "/* chart */");
+    reply_free(&r);
+    const char *other[] = {"/vendor/jquery/jquery.js", "/vendor/chart.js/chart.esm.js",
+                           "/vendor/chart.js/", "/vendor/"};
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        fetch(f, "GET", other[i], NULL, &r);
+        if (r.status != 404)
+            fail_msg("%s answered %ld", other[i], r.status);
+        assert_non_null(strstr(buf_str(&r.body), "\"not_found\""));
+        reply_free(&r);
+    }
+}
+
 static void test_safe_paths(void **state) {
     (void)state;
     assert_true(static_path_is_safe("index.html"));
@@ -356,6 +392,7 @@ int main(void) {
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_static),
         cmocka_unit_test(test_safe_paths),
+        cmocka_unit_test(test_vendor_allow_list),
         cmocka_unit_test(test_nul_in_url),
         cmocka_unit_test(test_poll_params),
         cmocka_unit_test(test_export_needs_source_clock),

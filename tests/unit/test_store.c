@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -33,14 +34,18 @@ static int setup(void **state) {
     return 0;
 }
 
+static void teardown_files(const char *path) {
+    char p[80];
+    unlink(path);
+    snprintf(p, sizeof p, "%s-wal", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s-shm", path);
+    unlink(p);
+}
+
 static int teardown(void **state) {
     struct fx *f = *state;
-    char p[80];
-    unlink(f->path);
-    snprintf(p, sizeof p, "%s-wal", f->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", f->path);
-    unlink(p);
+    teardown_files(f->path);
     free(f);
     return 0;
 }
@@ -127,6 +132,33 @@ static void test_poll_runs_and_rollback(void **state) {
     store_free(s);
 }
 
+static unsigned mode_of(const char *path) {
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    return (unsigned)(st.st_mode & 0777);
+}
+
+/* issue 18: the database and its WAL are finance data: 0640 under umask 022
+ * (SQLite alone makes them 0644), 0600 under umask 077 */
+static void test_file_modes(void **state) {
+    struct fx *f = *state;
+    mode_t old = umask(022);
+    struct store *s = NULL;
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
+    char wal[80];
+    snprintf(wal, sizeof wal, "%s-wal", f->path);
+    assert_int_equal(mode_of(f->path), 0640);
+    assert_int_equal(mode_of(wal), 0640);
+    store_free(s);
+    teardown_files(f->path);
+    umask(077);
+    assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
+    assert_int_equal(mode_of(f->path), 0600);
+    assert_int_equal(mode_of(wal), 0600);
+    store_free(s);
+    umask(old);
+}
+
 static void test_busy_writer(void **state) {
     struct fx *f = *state;
     struct store *a = NULL, *b = NULL;
@@ -149,6 +181,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reader_is_read_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_runs_and_rollback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_busy_writer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_modes, setup, teardown),
     };
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
 }

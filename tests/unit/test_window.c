@@ -73,6 +73,26 @@ static void test_rejects(void **state) {
     bad("lastweek\n", "expected");
 }
 
+/* issue 18: every window's ends print as RFC 3339. 9999-W52 is Monday
+ * 9999-12-27 to Monday 10000-01-03 and 9999-12 ends 10000-01-01: both past
+ * 9999-12-31T23:59:59Z, which was printed as "to":"". 1970-01 starts at epoch 0,
+ * the value that means "absent" and printed as null. */
+static void test_bounds(void **state) {
+    (void)state;
+    bad("9999-W52", "between 2000-01-01T00:00:00Z and 9999-12-31T23:59:59Z");
+    bad("9999-12", "between");
+    bad("1970-01", "between");
+    bad("1999-12-31T23:59:59Z,2000-01-02T00:00:00Z", "between");
+    ok("2000-01", "2000-01-01T00:00:00Z", "2000-02-01T00:00:00Z");
+    ok("9999-11", "9999-11-01T00:00:00Z", "9999-12-01T00:00:00Z");
+    ok("9999-12-31T00:00:00Z,9999-12-31T23:59:59Z", "9999-12-31T00:00:00Z", "9999-12-31T23:59:59Z");
+    struct window w;
+    char why[128];
+    assert_int_equal(
+        window_from_to("1970-01-01T00:00:00Z", "1970-01-02T00:00:00Z", 0, &w, why, sizeof why),
+        ERR_PARSE);
+}
+
 static void test_from_to(void **state) {
     (void)state;
     struct window w;
@@ -94,6 +114,7 @@ int main(void) {
         cmocka_unit_test(test_forms),
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_from_to),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests_name("window", tests, NULL, NULL);
 }
