@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "service/config.h"
+#include "model/settings.h"
 #include "base/err.h"
 #include "source/http_client.h"
 #include "store/store.h"
