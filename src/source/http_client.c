@@ -45,7 +45,13 @@ struct http_client {
     int64_t not_before_ms; /* from the server's rate-limit headers */
     uint64_t rng;
     char errbuf[CURL_ERROR_SIZE];
+    /* failure and retry lines: a dead upstream must not flood the log
+     * (README "Limits"); suppressed lines are counted in the next one */
+    struct log_limit log;
 };
+
+#define HTTP_LOG_INTERVAL_MS 60000
+#define HTTP_LOG_BURST 2
 
 /* --- time and sleep hooks --------------------------------------------------------- */
 
@@ -192,6 +198,9 @@ enum err http_client_new(const struct http_client_options *opt, struct http_clie
         return ERR_NOMEM;
     }
     struct http_client *c = xcalloc(1, sizeof *c);
+    pthread_mutex_init(&c->log.mu, NULL);
+    c->log.interval_ms = HTTP_LOG_INTERVAL_MS;
+    c->log.burst = HTTP_LOG_BURST;
     c->curl = curl;
     if (opt)
         c->opt = *opt;
@@ -223,6 +232,7 @@ void http_client_free(struct http_client *c) {
     if (!c)
         return;
     curl_easy_cleanup(c->curl);
+    pthread_mutex_destroy(&c->log.mu);
     free(c->ca_file);
     free(c->user_agent);
     free(c->minute.t);
@@ -549,9 +559,13 @@ static long backoff_ms(struct http_client *c, int retry) {
     return base / 2 + (long)(rng_next(c) % (uint64_t)(base / 2 + 1));
 }
 
-static void log_failure(const char *url, enum err e, const struct http_response *r) {
+static void log_failure(struct http_client *c, const char *url, enum err e,
+                        const struct http_response *r) {
     enum log_level lv = (e == ERR_NOTFOUND || e == ERR_GONE) ? LOG_INFO : LOG_WARN;
-    log_msg(lv, "http: GET '%s' failed: %s", url, r->error[0] ? r->error : err_str(e));
+    unsigned long dropped = 0;
+    if (log_enabled(lv) && log_limit_take(&c->log, log_now_ms(), &dropped))
+        log_msg(lv, "http: GET '%s' failed: %s (%lu similar lines suppressed before)", url,
+                r->error[0] ? r->error : err_str(e), dropped);
 }
 
 enum err http_client_get(struct http_client *c, const char *url, const char *token,
@@ -591,11 +605,16 @@ enum err http_client_get(struct http_client *c, const char *url, const char *tok
             if (wait < 1000)
                 wait = 1000;
         }
-        log_msg(LOG_INFO, "http: GET '%s': %s; retry %d/%d in %ld ms", url,
-                resp->error[0] ? resp->error : "error", retry + 1, c->opt.max_retries, wait);
+        unsigned long dropped = 0;
+        if (log_enabled(LOG_INFO) && log_limit_take(&c->log, log_now_ms(), &dropped))
+            log_msg(LOG_INFO,
+                    "http: GET '%s': %s; retry %d/%d in %ld ms (%lu similar lines suppressed "
+                    "before)",
+                    url, resp->error[0] ? resp->error : "error", retry + 1, c->opt.max_retries,
+                    wait, dropped);
         sleep_ms(c, wait);
     }
-    log_failure(url, e, resp);
+    log_failure(c, url, e, resp);
     return e;
 }
 
@@ -753,7 +772,7 @@ enum err http_client_stream(struct http_client *c, const char *url, const char *
     }
     buf_release(&x.line);
     if (e != ERR_OK && !x.cancel)
-        log_failure(url, e, resp);
+        log_failure(c, url, e, resp);
     return e;
 }
 
