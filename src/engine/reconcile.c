@@ -75,6 +75,7 @@ static long match_item(const struct reconcile_input *in, const struct reconcile_
 
 static void finish_line(struct reconcile_line *l) {
     l->diff = l->billed - l->estimated;
+    l->unexplained = l->diff - l->rounding;
     l->diff_bp_valid = l->estimated != 0;
     l->diff_bp = 0;
     if (l->diff_bp_valid && money_muldiv(l->diff, 10000, l->estimated, &l->diff_bp) != ERR_OK)
@@ -118,6 +119,11 @@ enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
                                      in->period_end, &cost)) != ERR_OK)
             goto out;
         l->estimated += cost;
+        /* DigitalOcean bills each node-month item in whole cents */
+        int64_t cents;
+        if ((e = money_muldiv(cost, 1, 10000, &cents)) != ERR_OK)
+            goto out;
+        l->rounding += cents * 10000 - cost;
     }
     for (size_t i = 0; i < in->n_items; i++) {
         const struct reconcile_item *it = &in->items[i];
@@ -146,6 +152,7 @@ enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
         total.unpriced_nodes += r.lines[i].unpriced_nodes;
         total.node_seconds += r.lines[i].node_seconds;
         total.estimated += r.lines[i].estimated;
+        total.rounding += r.lines[i].rounding;
         total.items += r.lines[i].items;
         total.billed += r.lines[i].billed;
     }

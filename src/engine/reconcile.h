@@ -10,6 +10,12 @@
  * month, $0.01 floor per node) for the part inside the period. A node without a
  * recorded rate adds its seconds but no cost and is counted in `unpriced_nodes`.
  *
+ * Rounding: DigitalOcean shows each node's month as one invoice item in whole
+ * cents (half away from zero). `rounding` is what that does to the estimate,
+ * node by node; `unexplained` = billed - estimated - rounding is the drift that
+ * rounding does not explain (0 when the invoice is exactly DO's rule applied to
+ * the nodes we saw).
+ *
  * Matching an invoice item, first rule that applies:
  *   1. resource_uuid is a pool id                           -> that pool
  *   2. resource_id is a node's droplet id, resource_uuid a node's DO id, or
@@ -92,6 +98,10 @@ struct reconcile_line {
     int items;              /* invoice items matched */
     int64_t billed;         /* their sum */
     int64_t diff;           /* billed - estimated */
+    int64_t rounding;       /* the part of diff due to DO's whole cents: per node,
+                               round(estimate to cents) - estimate, summed (|.| <= half
+                               a cent per node) */
+    int64_t unexplained;    /* diff - rounding: the drift rounding does not explain */
     int64_t diff_bp;        /* diff / estimated in basis points (1/100 %), rounded */
     bool diff_bp_valid;     /* false when estimated == 0 */
 };

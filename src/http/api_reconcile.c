@@ -40,6 +40,9 @@ static void write_result(struct jsonw *w, const struct reconcile_result *r) {
         jsonw_kint(w, "items", l->items);
         jsonw_kmoney(w, "billed", l->billed);
         jsonw_kmoney(w, "difference", l->diff);
+        /* the difference explained by DO's per-item rounding to cents, and the rest */
+        jsonw_kmoney(w, "rounding", l->rounding);
+        jsonw_kmoney(w, "unexplained", l->unexplained);
         jsonw_key(w, "difference_percent");
         if (l->diff_bp_valid)
             jsonw_fixed(w, l->diff_bp, 2);

@@ -1,11 +1,23 @@
 #include "sim/sim_billing.h"
 
+#include "base/money.h"
 #include "base/timeutil.h"
 #include "model/billing.h"
 
 int64_t sim_billing_rate(const struct sim_world *w, int node) {
     const struct sim_pool *p = &w->pools[w->nodes[node].pool];
     return w->sc->sizes[w->sc->pools[p->spec].size_idx].price_hourly;
+}
+
+int64_t sim_billing_cents(int64_t micro) {
+    int64_t cents = 0;
+    if (money_muldiv(micro, 1, 10000, &cents) != ERR_OK)
+        return micro;
+    return cents * 10000;
+}
+
+int64_t sim_billing_hours(int64_t seconds) {
+    return seconds <= 0 ? 0 : (seconds + 3599) / 3600;
 }
 
 int sim_billing_node(const struct sim_world *w, int node, int64_t now, struct sim_bill_item *items,

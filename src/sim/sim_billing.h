@@ -27,6 +27,12 @@ struct sim_bill_item {
 /* The node's items up to `now`, one per calendar month; returns the count (<= max). */
 int sim_billing_node(const struct sim_world *w, int node, int64_t now, struct sim_bill_item *items,
                      int max);
+/* What DigitalOcean's invoice shows for an item of `micro` µ$: whole cents,
+ * rounded half away from zero, once per item (so an invoice differs from the
+ * per-second amounts by less than half a cent per item). */
+int64_t sim_billing_cents(int64_t micro);
+/* An item's duration as the invoice shows it: hours, a started hour counting whole. */
+int64_t sim_billing_hours(int64_t seconds);
 /* The node's hourly price in micro-dollars. */
 int64_t sim_billing_rate(const struct sim_world *w, int node);
 

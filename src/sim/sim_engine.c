@@ -1070,8 +1070,17 @@ static void on_pool_recreate(struct eng *e, int spec, int generation) {
 
 /* --- set-up and the main loop --- */
 
+/* Poisson arrivals and reclaims draw from their own stream per workload / reclaim
+ * (not from e->rng): how many are planned depends on the horizon, and the main
+ * stream must not, so that names and UIDs are the same for every --until
+ * (src/sim/README.md, "Determinism"). */
+static void stream_for(const struct eng *e, uint64_t salt, int i, struct sim_rng *out) {
+    sim_rng_seed(out, e->w->seed ^ (salt + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+}
+
 static void plan_arrivals(struct eng *e, int64_t horizon) {
     const struct sim_scenario *sc = e->sc;
+    struct sim_rng rs;
     for (int i = 0; i < sc->nworkloads; i++) {
         const struct sim_workload *wl = &sc->workloads[i];
         int64_t t0 = sc->start + wl->start_offset;
@@ -1084,8 +1093,9 @@ static void plan_arrivals(struct eng *e, int64_t horizon) {
             }
         } else {
             int64_t end = sc->start + wl->end_offset;
-            for (int64_t t = t0 + sim_rng_exp(&e->rng, wl->mean_gap); t <= end && t <= horizon;
-                 t += sim_rng_exp(&e->rng, wl->mean_gap))
+            stream_for(e, 0xa77e1fa1ULL, i, &rs);
+            for (int64_t t = t0 + sim_rng_exp(&rs, wl->mean_gap); t <= end && t <= horizon;
+                 t += sim_rng_exp(&rs, wl->mean_gap))
                 push(e, t, EV_ARRIVE, i, 0, 0);
         }
     }
@@ -1094,8 +1104,9 @@ static void plan_arrivals(struct eng *e, int64_t horizon) {
         if (r->at) {
             push(e, r->at, EV_RECLAIM, r->pool, 0, 0);
         } else {
-            for (int64_t t = sc->start + sim_rng_exp(&e->rng, r->mean_interval); t <= horizon;
-                 t += sim_rng_exp(&e->rng, r->mean_interval))
+            stream_for(e, 0x7ec1a13ULL, i, &rs);
+            for (int64_t t = sc->start + sim_rng_exp(&rs, r->mean_interval); t <= horizon;
+                 t += sim_rng_exp(&rs, r->mean_interval))
                 push(e, t, EV_RECLAIM, r->pool, 0, 0);
         }
     }

@@ -11,6 +11,7 @@
 #include "base/jsonw.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_k8s_obj.h"
+#include "sim/sim_k8s_table.h"
 #include "base/xalloc.h"
 
 #define K8S_MAX_SEGS 8
@@ -494,7 +495,8 @@ static int parse_bool(const char *s) {
 
 static void do_list(const struct sim_world *w, const struct request *req,
                     const struct k8s_target *t, int64_t now, int64_t retention,
-                    const struct sim_selector *sel, const char *fsel, struct response *resp) {
+                    const struct sim_selector *sel, const char *fsel, bool table,
+                    struct response *resp) {
     int64_t head = sim_world_seq_at(w, now);
     int64_t asof = head;
     char start[256] = "";
@@ -575,6 +577,20 @@ static void do_list(const struct sim_world *w, const struct request *req,
     struct jsonw j;
     buf_reset(&resp->body);
     jsonw_init(&j, &resp->body);
+    if (table) {
+        struct buf tok;
+        buf_init(&tok, 8192);
+        if (last < n)
+            continue_token(asof, items[last - 1].ns, items[last - 1].name, &tok);
+        sim_table_begin(&j, t->kind, asof, last < n ? buf_str(&tok) : NULL, n - last);
+        for (int i = first; i < last; i++)
+            sim_table_row(&j, w, t->kind, items[i].idx, asof, now);
+        sim_table_end(&j);
+        buf_release(&tok);
+        free(items);
+        resp->status = j.rc == ERR_OK ? 200 : 500;
+        return;
+    }
     jsonw_obj(&j);
     jsonw_kstr(&j, "kind", list_kind(t->kind));
     jsonw_kstr(&j, "apiVersion", sim_kind_api_version(t->kind));
@@ -605,7 +621,7 @@ static void do_list(const struct sim_world *w, const struct request *req,
         resp->status = 200;
 }
 
-static void do_get(const struct sim_world *w, const struct k8s_target *t, int64_t now,
+static void do_get(const struct sim_world *w, const struct k8s_target *t, int64_t now, bool table,
                    struct response *resp) {
     int64_t asof = sim_world_seq_at(w, now);
     int total = sim_obj_count(w, t->kind);
@@ -617,7 +633,13 @@ static void do_get(const struct sim_world *w, const struct k8s_target *t, int64_
         struct jsonw j;
         buf_reset(&resp->body);
         jsonw_init(&j, &resp->body);
-        sim_obj_render(&j, w, t->kind, i, asof, true);
+        if (table) {
+            sim_table_begin(&j, t->kind, asof, NULL, 0);
+            sim_table_row(&j, w, t->kind, i, asof, now);
+            sim_table_end(&j);
+        } else {
+            sim_obj_render(&j, w, t->kind, i, asof, true);
+        }
         resp->status = 200;
         return;
     }
@@ -635,7 +657,8 @@ struct sim_watch {
     int64_t last; /* events up to this seq are sent */
     bool initial; /* rv "" or "0": send ADDED for the current objects first */
     bool bookmarks;
-    bool gone; /* answer with an ERROR 410 and end */
+    bool table; /* objects as one-row meta.k8s.io/v1 Tables (kubectl get -w) */
+    bool gone;  /* answer with an ERROR 410 and end */
     int64_t gone_rv, gone_oldest;
     bool ended;
     bool checked_faults;
@@ -662,7 +685,19 @@ static void watch_event(struct sim_watch *wt, const char *type, enum sim_kind ki
     jsonw_obj(&j);
     jsonw_kstr(&j, "type", type);
     jsonw_key(&j, "object");
-    sim_obj_render(&j, wt->w, kind, idx, asof, true);
+    if (wt->table) {
+        int64_t t = 0;
+        for (int i = sim_world_log_after(wt->w, asof - 1); i < wt->w->nlog; i++)
+            if (wt->w->log[i].seq == asof) {
+                t = wt->w->log[i].t;
+                break;
+            }
+        sim_table_begin(&j, kind, asof, NULL, 0);
+        sim_table_row(&j, wt->w, kind, idx, asof, t);
+        sim_table_end(&j);
+    } else {
+        sim_obj_render(&j, wt->w, kind, idx, asof, true);
+    }
     jsonw_obj_end(&j);
     buf_putc(&wt->out, '\n');
 }
@@ -790,7 +825,7 @@ ssize_t sim_watch_read(struct sim_watch *wt, const struct sim_watch_io *io, char
 
 static void do_watch(const struct sim_world *w, const struct request *req,
                      const struct k8s_target *t, int64_t now, int64_t retention,
-                     struct sim_selector *sel, const char *fsel, struct response *resp,
+                     struct sim_selector *sel, const char *fsel, bool table, struct response *resp,
                      struct sim_watch **out) {
     bool ok;
     const char *rvs = request_param(req, "resourceVersion");
@@ -820,6 +855,7 @@ static void do_watch(const struct sim_world *w, const struct request *req,
     wt->t.name = NULL;
     wt->fsel = fsel ? xstrdup(fsel) : NULL;
     wt->sel = sel;
+    wt->table = table;
     buf_init(&wt->out, 0);
     const char *bm = request_param(req, "allowWatchBookmarks");
     wt->bookmarks = bm && parse_bool(bm) == 1;
@@ -1095,7 +1131,14 @@ static bool kind_of(const char *s, const char *group, enum sim_kind *out) {
 
 bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_t now,
                     int64_t retention, struct response *resp, struct sim_watch **watch) {
+    return sim_k8s_handle_accept(w, req, now, retention, NULL, resp, watch);
+}
+
+bool sim_k8s_handle_accept(const struct sim_world *w, const struct request *req, int64_t now,
+                           int64_t retention, const char *accept, struct response *resp,
+                           struct sim_watch **watch) {
     *watch = NULL;
+    bool table = sim_table_wanted(accept);
     const char *path = req->path;
     if (!sim_k8s_path(path))
         return false;
@@ -1140,7 +1183,7 @@ bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_
         return true;
     }
     if (t.name) {
-        do_get(w, &t, now, resp);
+        do_get(w, &t, now, table, resp);
         return true;
     }
     struct sim_selector *sel = NULL;
@@ -1169,10 +1212,10 @@ bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_
         return true;
     }
     if (watch_on == 1) {
-        do_watch(w, req, &t, now, retention, sel, fsel, resp, watch);
+        do_watch(w, req, &t, now, retention, sel, fsel, table, resp, watch);
         return true;
     }
-    do_list(w, req, &t, now, retention, sel, fsel, resp);
+    do_list(w, req, &t, now, retention, sel, fsel, table, resp);
     sim_selector_free(sel);
     return true;
 }

@@ -42,6 +42,11 @@ bool sim_k8s_path(const char *path);
  * watch-history window in simulated seconds. */
 bool sim_k8s_handle(const struct sim_world *w, const struct request *req, int64_t now,
                     int64_t retention, struct response *resp, struct sim_watch **watch);
+/* The same, answering in the meta.k8s.io/v1 Table form when `accept` (the request's
+ * Accept header, or NULL) asks for it (sim_k8s_table.h). */
+bool sim_k8s_handle_accept(const struct sim_world *w, const struct request *req, int64_t now,
+                           int64_t retention, const char *accept, struct response *resp,
+                           struct sim_watch **watch);
 
 /* Fills buf with up to max bytes of the stream. Blocks (bounded by the watch's
  * timeout and the stop flag) until there is something to send. Returns the

@@ -232,6 +232,7 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
     if (auth && strlen(auth) < 4096)
         req.authorization = xstrdup(auth);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_param, &req);
+    const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
     const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     char base[300];
     snprintf(base, sizeof base, "%s://%s", cs->https ? "https" : "http",
@@ -298,7 +299,8 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
             if (is_do)
                 sim_do_handle(s->opt.world, &req, now, base, &resp);
             else
-                sim_k8s_handle(s->opt.world, &req, now, s->opt.retention, &resp, &wt);
+                sim_k8s_handle_accept(s->opt.world, &req, now, s->opt.retention, accept, &resp,
+                                      &wt);
             truncate = !wt && resp.status == 200 && f && sim_fault_hit(f, SIM_FAULT_TRUNCATE);
         }
     } else {

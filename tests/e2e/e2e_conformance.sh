@@ -35,6 +35,17 @@ errors=0
 fail() { echo "e2e_conformance: FAIL: $*" >&2; errors=$((errors + 1)); }
 die() { echo "e2e_conformance: $*" >&2; exit 1; }
 
+# 1. UIDs stable across --until (the demo week has Poisson arrivals)
+"$SPOTSIM_BIN" --scenario "$demo" --seed 9 --truth-only --until 1d --truth "$tmp/u1.json" 2>/dev/null
+"$SPOTSIM_BIN" --scenario "$demo" --seed 9 --truth-only --until 2d --truth "$tmp/u2.json" 2>/dev/null
+uids='[.nodes[] | "node/\(.name)/\(.uid)"] + [.attempts[] | "pod/\(.pod)/\(.uid)"] +
+      [.tasks[] | "job/\(.job)/\(.job_uid)"] | unique | .[]'
+jq -r "$uids" "$tmp/u1.json" > "$tmp/u1"
+jq -r "$uids" "$tmp/u2.json" > "$tmp/u2"
+[ -s "$tmp/u1" ] || die "no objects in the 1-day truth"
+missing=$(comm -23 "$tmp/u1" "$tmp/u2" | wc -l)
+[ "$missing" -eq 0 ] || fail "UIDs: $missing of $(wc -l < "$tmp/u1") objects of --until 1d have another name or UID with --until 2d (e.g. $(comm -23 "$tmp/u1" "$tmp/u2" | head -1))"
+
 start_sim() { # out-file, extra flags...
   out=$1; shift
   "$SPOTSIM_BIN" --scenario "$small" --seed 7 --listen 127.0.0.1:0 --tls-cert-out "$tmp/ca.pem" \
@@ -101,13 +112,32 @@ if [ $have_kubectl = 1 ]; then
   [ $rc -eq 124 ] || fail "kubectl get pods -w ended with $rc: $(head -c 300 "$tmp/w.err")"
   lines=$(grep -vc '^NAME' "$tmp/w.out" || true)
   [ "$lines" -gt 10 ] || fail "kubectl get pods -w printed $lines line(s) through the reclaim"
+  grep -q ' Running ' "$tmp/w.out" || fail "kubectl get pods -w never showed a Running pod"
+  grep -q ' Terminating \| Error \| Completed ' "$tmp/w.out" ||
+    fail "kubectl get pods -w never showed a pod ending"
+fi
+
+# 2. DigitalOcean through Python after the reclaim (invoice items exist then)
+if [ -d "$schemas" ]; then sdir=$schemas; else sdir=-; fi
+if ! $PY "$here/conformance_do.py" "http://$http" conf-token "$sdir" "$cluster" > "$tmp/do.out" 2>&1; then
+  sed 's/^/  /' "$tmp/do.out" | head -40 >&2
+  fail "DigitalOcean responses (conformance_do.py)"
+else
+  grep '^SKIP' "$tmp/do.out" || true
+  tail -1 "$tmp/do.out"
 fi
 
 # 5. kubectl
 if [ $have_kubectl = 0 ]; then
   echo "SKIP: kubectl not installed (apt-get install kubernetes-client); kubectl checks skipped"
 else
-  if ! timeout 60 kubectl get nodes,pods,jobs,pdb -A -o wide > "$tmp/wide" 2> "$tmp/wide.err"; then
+  if timeout 60 kubectl get nodes,pods,jobs,pdb -A -o wide > "$tmp/wide" 2> "$tmp/wide.err"; then
+    for col in 'INTERNAL-IP' 'KERNEL-VERSION' 'CONTAINER-RUNTIME' 'RESTARTS' 'NOMINATED NODE' \
+               'COMPLETIONS' 'SELECTOR' 'MIN AVAILABLE' 'ALLOWED DISRUPTIONS'; do
+      grep -q "$col" "$tmp/wide" || fail "kubectl get -o wide: no $col column"
+    done
+    grep -q ' Ready ' "$tmp/wide" || fail "kubectl get -o wide: no node STATUS Ready"
+  else
     fail "kubectl get nodes,pods,jobs,pdb -A -o wide: $(head -c 300 "$tmp/wide.err")"
   fi
   node=$(timeout 60 kubectl get nodes -o name 2>/dev/null | head -1)

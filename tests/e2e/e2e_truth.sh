@@ -83,6 +83,11 @@ run_case() {
   jq -S 'del(.now) | del(.reconciliation)' "$d/summary.json" >"$d/got.summary"
   # the summary's reconciliation: billed = what spotsim invoiced
   rec_billed=$(jq -r '.reconciliation[0].lines[-1].billed' "$d/summary.json")
+  rec_est=$(jq -r '.reconciliation[0].lines[-1].estimated' "$d/summary.json")
+  rec_unexplained=$(jq -r '.reconciliation[0].lines[-1].unexplained' "$d/summary.json")
+  # |rounding| <= half a cent per item, in micro-dollars (jq: 1e6 x a 6-decimal number)
+  rec_round_ok=$(jq -r '.reconciliation[0].lines[-1] |
+    ((.rounding * 1000000 | round | fabs) <= .items * 5000) and (.items > 0)' "$d/summary.json")
   jq -S '.cost.summary | del(.now)' "$d/truth.json" >"$d/want.summary"
   curl -sf "$base/api/v1/nodes?$w" | jq -S .nodes >"$d/got.nodes"
   jq -S '.cost.nodes' "$d/truth.json" >"$d/want.nodes"
@@ -108,13 +113,17 @@ run_case() {
       fail "$name: $k differs from spotsim's truth (above: < truth, > spotledger)"
     fi
   done
-  # the invoice DigitalOcean billed (spotsim's per-second rule) as stored
+  # the invoice DigitalOcean billed, as stored: spotsim's per-second rule per node and
+  # month, each item in whole cents; the reconciliation's estimate is the truth's exact
+  # amount, and the difference is all rounding (under half a cent per item)
   want_billed=$(jq -r '.billed_total' "$d/truth.json")
   got_billed=$(sqlite3 "file:$d/ledger.db?mode=ro" \
     "SELECT printf('%d.%06d', sum(amount_micro) / 1000000, sum(amount_micro) % 1000000)
        FROM invoice_items" | sed 's/0*$//; s/\.$//')
-  [ "$got_billed" = "$want_billed" ] || fail "$name: invoice total $got_billed != truth $want_billed"
-  [ "$rec_billed" = "$want_billed" ] || fail "$name: reconciliation billed $rec_billed != truth $want_billed"
+  [ "$rec_billed" = "$got_billed" ] || fail "$name: reconciliation billed $rec_billed != stored invoice $got_billed"
+  [ "$rec_est" = "$want_billed" ] || fail "$name: reconciliation estimate $rec_est != truth $want_billed"
+  [ "$rec_unexplained" = 0 ] || fail "$name: reconciliation: $rec_unexplained unexplained (not rounding)"
+  [ "$rec_round_ok" = true ] || fail "$name: reconciliation rounding over half a cent per item: $(jq -c '.reconciliation[0].lines[-1]' "$d/summary.json")"
   # every attempt of the truth is stored once, with its node
   want_att=$(jq '[.attempts[] | .uid] | length' "$d/truth.json")
   got_att=$(sqlite3 "file:$d/ledger.db?mode=ro" "SELECT count(*) FROM attempts")

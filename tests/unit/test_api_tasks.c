@@ -399,6 +399,9 @@ static void test_reconciliation(void **state) {
     assert_int_equal(jmicro(t, LINE(s, "billed")), 3700000);
     assert_int_equal(jmicro(t, LINE(s, "difference")), 100000);
     assert_int_equal(jmicro(t, LINE(s, "difference_percent")), 2780000);
+    /* 3.600 is whole cents: no rounding, the 0.100 is unexplained drift */
+    assert_int_equal(jmicro(t, LINE(s, "rounding")), 0);
+    assert_int_equal(jmicro(t, LINE(s, "unexplained")), 100000);
     assert_int_equal(jint(t, LINE(s, "items")), 1);
     size_t f = line_index(t, "", "pool", "pool-fb");
     assert_int_equal(jmicro(t, LINE(f, "estimated")), 10800000);

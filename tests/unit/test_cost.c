@@ -846,6 +846,48 @@ static void test_v2_min_charge_floor(void **state) {
     reconcile_result_release(&rr);
 }
 
+/* Reconciliation against an invoice in whole cents (DigitalOcean's): two spot nodes
+ * at $1.3536/h = 376 µ$/s. Node a: 7250 s x 376 = 2.726000, invoiced 2.73 (+0.004);
+ * node b: 1001 s x 376 = 0.376376, invoiced 0.38 (+0.003624). Estimate 3.102376,
+ * billed 3.11: difference 0.007624, all of it rounding (each part under half a cent),
+ * unexplained 0. Billing b at 0.40 instead leaves 0.02 unexplained. */
+static void test_reconcile_rounding(void **state) {
+    (void)state;
+    struct reconcile_pool rp = {
+        .id = (char *)"spot", .name = (char *)"spot", .capacity_type = (char *)"spot"};
+    struct reconcile_node rn[2] = {{.name = (char *)"a",
+                                    .droplet_id = (char *)"1",
+                                    .pool_id = (char *)"spot",
+                                    .start = T0,
+                                    .end = T0 + 7250,
+                                    .price_hourly = 1353600},
+                                   {.name = (char *)"b",
+                                    .droplet_id = (char *)"2",
+                                    .pool_id = (char *)"spot",
+                                    .start = T0,
+                                    .end = T0 + 1001,
+                                    .price_hourly = 1353600}};
+    struct reconcile_item it[2] = {{.resource_id = (char *)"1", .amount = 2730000},
+                                   {.resource_id = (char *)"2", .amount = 380000}};
+    struct reconcile_input ri = {
+        .pools = &rp, .n_pools = 1, .nodes = rn, .n_nodes = 2, .items = it, .n_items = 2};
+    assert_int_equal(reconcile_period_bounds("2026-03", &ri.period_start, &ri.period_end), ERR_OK);
+    struct reconcile_result rr;
+    assert_int_equal(reconcile_compute(&ri, T0 + DAY, &rr), ERR_OK);
+    const struct reconcile_line *tot = &rr.lines[rr.n_lines - 1];
+    assert_int_equal(tot->estimated, 3102376);
+    assert_int_equal(tot->billed, 3110000);
+    assert_int_equal(tot->diff, 7624);
+    assert_int_equal(tot->rounding, 7624);
+    assert_int_equal(tot->unexplained, 0);
+    assert_int_equal(rr.lines[0].rounding, 7624); /* the spot pool's line */
+    reconcile_result_release(&rr);
+    it[1].amount = 400000;
+    assert_int_equal(reconcile_compute(&ri, T0 + DAY, &rr), ERR_OK);
+    assert_int_equal(rr.lines[rr.n_lines - 1].unexplained, 20000);
+    reconcile_result_release(&rr);
+}
+
 /* Item 3, share: a 1-GPU node (8000m) at $3.60/h (1000 µ$/s) alive 3600 s
  * = 3.600. A 1-GPU pod (fallback) and a 0-GPU 4000m pod (on-demand) both hold
  * it 0..3600. On a GPU node the CPU pod's share is 0: fallback allocated
@@ -1062,6 +1104,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_property_random, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_min_charge_floor, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_gpu_share_cpu_pod, fx_setup, fx_teardown),
+        cmocka_unit_test(test_reconcile_rounding),
         cmocka_unit_test_setup_teardown(test_v2_cap_idle_used_pool, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_pending_replacement_not_duplicate, fx_setup,
                                         fx_teardown),
