@@ -238,5 +238,7 @@ for n in 10000 100000 1000000; do
     "$(ratio "$a" "$shw")" ""
   row "  busy week of the same db ($ht in week)" "$h" "" "" "" ""
 done
+# --- load: slow clients and faulty upstreams (issue 18) --------------------------
+. "$root/tests/bench/bench_load.sh"
 mv "$res" "$out/results.txt"
 echo "bench: table saved to $out/results.txt" >&2
