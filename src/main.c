@@ -12,7 +12,7 @@
 
 #include "service/app.h"
 #include "service/config.h"
-#include "query/export.h"
+#include "service/exporter.h"
 #include "source/kube_auth.h"
 #include "base/log.h"
 #include "ingest/poll_do.h"

@@ -7,6 +7,7 @@
 #include "service/app.h"
 #include "service/config.h"
 #include "query/export.h"
+#include "service/exporter.h"
 #include "base/jsonw.h"
 #include "store/store_export.h"
 #include "store/store_read.h"
@@ -110,7 +111,8 @@ void api_export_csv(struct request *req, struct response *resp) {
     int64_t now = api_now(req);
     /* a week is computed as of its end, exactly as the weekly file */
     int64_t as_of = week && now > to ? to : now;
-    enum err rc = export_build(req->db, req->app, kind, from, to, label, as_of, &resp->body, NULL);
+    enum err rc = export_build(req->db, req->app ? &req->app->calc : NULL, kind, from, to, label,
+                               as_of, &resp->body, NULL);
     if (rc != ERR_OK) {
         response_error(resp, rc == ERR_DB || rc == ERR_BUSY ? 503 : 500, "internal",
                        "cannot build the CSV: %s", err_str(rc));

@@ -1,24 +1,13 @@
 #include "query/export.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "service/app.h"
 #include "query/calc.h"
 #include "base/csv.h"
-#include "base/fileutil.h"
-#include "base/log.h"
 #include "base/money.h"
-#include "store/store.h"
-#include "store/store_export.h"
-#include "store/store_read.h"
 #include "base/timeutil.h"
-#include "base/xalloc.h"
-
-#define EXPORT_MAX_BYTES (512u * 1024 * 1024)
 
 static const char *const kind_names[] = {"summary", "tasks"};
 
@@ -182,9 +171,9 @@ enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
     return c.rc;
 }
 
-enum err export_build(struct store *db, struct app *app, enum export_kind kind, int64_t from,
-                      int64_t to, const char *label, int64_t now, struct buf *out, int64_t *rows) {
-    const struct calc_settings *cfg = app ? &app->calc : NULL;
+enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
+                      int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
+                      int64_t *rows) {
     struct calc c;
     enum err rc;
     if (kind == EXPORT_SUMMARY) {
@@ -219,130 +208,4 @@ enum err export_build(struct store *db, struct app *app, enum export_kind kind, 
     free(tr);
     calc_release(&c);
     return rc;
-}
-
-enum err export_week(struct store *db, struct app *app, const char *dir, int64_t week_start,
-                     int64_t now) {
-    char label[TIMEUTIL_ISOWEEK_MAX];
-    timeutil_format_iso_week(week_start, label);
-    for (int k = 0; k < 2; k++) {
-        struct buf b;
-        buf_init(&b, EXPORT_MAX_BYTES);
-        int64_t rows = 0;
-        /* a closed week is computed as of its end, so re-exports are identical */
-        int64_t as_of = week_start + 7 * 86400;
-        enum err rc = export_build(db, app, (enum export_kind)k, week_start, as_of, label,
-                                   now < as_of ? now : as_of, &b, &rows);
-        char name[96];
-        export_file_name(week_start, (enum export_kind)k, name, sizeof name);
-        if (rc == ERR_OK)
-            rc = fileutil_write_atomic(dir, name, b.data ? b.data : "", b.len);
-        if (rc == ERR_OK) {
-            struct store_export_row row;
-            memset(&row, 0, sizeof row);
-            snprintf(row.week, sizeof row.week, "%s", label);
-            snprintf(row.kind, sizeof row.kind, "%s", kind_names[k]);
-            snprintf(row.path, sizeof row.path, "%s/%s", dir, name);
-            row.bytes = (int64_t)b.len;
-            row.rows = rows;
-            row.written_at = now;
-            pthread_mutex_lock(&app->writer_lock);
-            rc = store_export_put(app->writer, &row);
-            pthread_mutex_unlock(&app->writer_lock);
-        }
-        buf_release(&b);
-        if (rc != ERR_OK) {
-            log_msg(LOG_ERROR, "export: week '%s' %s failed: %s", label, kind_names[k],
-                    err_str(rc));
-            return rc;
-        }
-    }
-    log_msg(LOG_INFO, "export: wrote week '%s'", label);
-    return ERR_OK;
-}
-
-/* ---- the background exporter ------------------------------------------------ */
-
-struct exporter {
-    struct app *app;
-    char *db_path;
-    char *dir;
-    pthread_t thread;
-    bool started;
-};
-
-static void export_due(struct exporter *e, struct store *db) {
-    int64_t now = 0, first = 0;
-    if (store_source_now(db, &now) != ERR_OK || store_first_data_time(db, &first) != ERR_OK)
-        return; /* no data yet */
-    int y, w;
-    timeutil_iso_week(first, &y, &w);
-    int64_t ws;
-    if (timeutil_iso_week_start(y, w, &ws) != ERR_OK)
-        return;
-    for (; ws + 7 * 86400 <= now && !app_stopping(e->app); ws += 7 * 86400) {
-        char label[TIMEUTIL_ISOWEEK_MAX], name[96], path[1024];
-        struct store_export_row row;
-        timeutil_format_iso_week(ws, label);
-        bool have = true;
-        for (int k = 0; k < 2; k++) {
-            export_file_name(ws, (enum export_kind)k, name, sizeof name);
-            snprintf(path, sizeof path, "%s/%s", e->dir, name);
-            FILE *f = fopen(path, "rb");
-            if (f)
-                fclose(f);
-            if (!f || store_export_get(db, label, kind_names[k], &row) != ERR_OK)
-                have = false;
-        }
-        if (!have && export_week(db, e->app, e->dir, ws, now) != ERR_OK)
-            return; /* try again next round */
-    }
-}
-
-static void *export_main(void *arg) {
-    struct exporter *e = arg;
-    uint64_t gen = 0;
-    while (!app_stopping(e->app)) {
-        struct store *db = NULL;
-        if (store_open(e->db_path, STORE_READER, &db, NULL) == ERR_OK) {
-            export_due(e, db);
-            store_free(db);
-        }
-        app_wait(e->app, 60 * 1000L, &gen);
-    }
-    return NULL;
-}
-
-enum err export_start(struct app *app, const char *db_path, const char *dir,
-                      struct exporter **out) {
-    if (fileutil_ensure_dir(dir) != ERR_OK)
-        return ERR_IO;
-    int cleaned = fileutil_clean_temporaries(dir);
-    if (cleaned)
-        log_msg(LOG_WARN, "export: removed %d partial file%s left by an interrupted write", cleaned,
-                cleaned == 1 ? "" : "s");
-    struct exporter *e = xcalloc(1, sizeof *e);
-    e->app = app;
-    e->db_path = xstrdup(db_path);
-    e->dir = xstrdup(dir);
-    if (pthread_create(&e->thread, NULL, export_main, e) != 0) {
-        free(e->db_path);
-        free(e->dir);
-        free(e);
-        return ERR_NOMEM;
-    }
-    e->started = true;
-    *out = e;
-    return ERR_OK;
-}
-
-void export_stop(struct exporter *e) {
-    if (!e)
-        return;
-    app_stop(e->app);
-    if (e->started)
-        pthread_join(e->thread, NULL);
-    free(e->db_path);
-    free(e->dir);
-    free(e);
 }

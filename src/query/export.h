@@ -7,10 +7,9 @@
  * in README "CSV exports". The bytes depend only on the stored rows, so a closed
  * week re-exported is byte-identical; files are written atomically (fileutil).
  *
- * export_*_csv are pure (rows in, bytes out); export_week does the I/O; the
- * exporter thread (export_start) writes every closed week not yet exported,
- * back-filling missed weeks after downtime.
- * Thread rule: the content functions any thread; the exporter owns its thread. */
+ * export_*_csv are pure (rows in, bytes out); export_build loads and computes;
+ * the files and the thread that writes them are service/exporter.h's.
+ * Thread rule: any thread (export_build: the thread owning db). */
 #ifndef SPOTLEDGER_EXPORT_H
 #define SPOTLEDGER_EXPORT_H
 
@@ -22,7 +21,7 @@
 #include "base/err.h"
 #include "query/taskview.h"
 
-struct app;
+struct calc_settings;
 struct store;
 
 enum export_kind { EXPORT_SUMMARY, EXPORT_TASKS };
@@ -40,22 +39,11 @@ enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
 
 /* Builds the CSV of one kind for [from, to) from the database (read-only
  * connection db). *rows (if not NULL) receives the data row count. */
-enum err export_build(struct store *db, struct app *app, enum export_kind kind, int64_t from,
-                      int64_t to, const char *label, int64_t now, struct buf *out, int64_t *rows);
-
-/* Writes both files of the ISO week starting at week_start into dir and records
- * them (exports table) through the app's writer. */
-enum err export_week(struct store *db, struct app *app, const char *dir, int64_t week_start,
-                     int64_t now);
+enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
+                      int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
+                      int64_t *rows);
 
 /* File name of a week's file: "spotledger-2026-W48-summary.csv". */
 void export_file_name(int64_t week_start, enum export_kind kind, char *out, size_t len);
-
-/* The background exporter: every minute, and when woken, writes each closed week
- * (end <= the source clock) from the first week with data that has no file yet.
- * ERR_IO when the directory cannot be created. */
-struct exporter;
-enum err export_start(struct app *app, const char *db_path, const char *dir, struct exporter **out);
-void export_stop(struct exporter *e);
 
 #endif
