@@ -20,7 +20,7 @@ cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
 fail() { echo "e2e_limits: $*" >&2; exit 1; }
 
-"$bin" --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" >"$dir/out" 2>"$dir/err" &
+"$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" >"$dir/out" 2>"$dir/err" &
 pid=$!
 i=0
 while ! grep -q 'listening on' "$dir/out" 2>/dev/null; do
