@@ -209,8 +209,13 @@ static void derive_pod(const struct orc_timeline *tl, int i, int64_t now, struct
         bool node_gone = end == n->deleted_t;
         if (p->disrupt_t <= now || disruption_reason(p->reason) || node_gone) {
             x->interrupted = true;
+            /* the earliest evidence: DisruptionTarget, the deletion request (the pod's
+             * deletion, decisions board), the NotReady spell it ended in, its end */
             int64_t lost = end;
-            lost = min64(lost, p->disrupt_t);
+            if (p->disrupt_t >= p->sched_t)
+                lost = min64(lost, p->disrupt_t);
+            if (p->delreq_t >= p->sched_t)
+                lost = min64(lost, p->delreq_t);
             for (int s = 0; s < n->nspells; s++) {
                 const struct orc_spell *sp = &n->spells[s];
                 if (sp->from >= p->sched_t && sp->from <= end && sp->to >= end)
