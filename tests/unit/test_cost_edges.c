@@ -1,0 +1,225 @@
+/* test_cost_edges — cost engine cases written to kill mutants that survived
+ * make mutants (tests/mutate/mutants.py): what makes an attempt interrupted, and
+ * the half-micro-dollar rounding of a cost per task and of a node's allocated cost. Every figure by
+ * hand. Times: T0 = 2026-11-02T00:00:00Z + seconds; one fallback node of 1 GPU at 3600 µ$/h = 1
+ * µ$/s unless said otherwise. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine/cost.h"
+
+#define T0 INT64_C(1793577600)
+
+struct fx {
+    struct cost_pool pool;
+    struct cost_node node;
+    struct cost_task tasks[4];
+    struct cost_attempt att[4];
+    size_t nt, na;
+    struct cost_query q;
+    struct cost_result *r;
+};
+
+static int setup(void **state) {
+    struct fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->pool = (struct cost_pool){.id = "pool-fb",
+                                 .name = "fb",
+                                 .size = "gpu-x",
+                                 .capacity = COST_CAP_ON_DEMAND,
+                                 .price_hourly = 3600};
+    /* alive through the window: no deletion, so no $0.01 floor (a live node has none) */
+    f->node = (struct cost_node){.name = "F",
+                                 .pool = 0,
+                                 .price_hourly = 3600,
+                                 .created_at = T0,
+                                 .ready_at = T0,
+                                 .gpu_allocatable = 1,
+                                 .cpu_allocatable_milli = 8000};
+    f->q = (struct cost_query){.from = T0, .to = T0 + 1000, .now = T0 + 1000};
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct fx *f = *state;
+    cost_result_free(f->r);
+    free(f);
+    return 0;
+}
+
+static int32_t task(struct fx *f, const char *uid, enum cost_outcome o, int64_t completed) {
+    f->tasks[f->nt] = (struct cost_task){.uid = uid,
+                                         .ns = "batch",
+                                         .config = COST_FALLBACK,
+                                         .outcome = o,
+                                         .completed_at = completed ? T0 + completed : 0};
+    return (int32_t)f->nt++;
+}
+
+/* scheduled and started at `s`, finished at `e` (0: open) */
+static struct cost_attempt *attempt(struct fx *f, int32_t t, int64_t s, int64_t e,
+                                    enum cost_phase ph) {
+    struct cost_attempt *a = &f->att[f->na++];
+    *a = (struct cost_attempt){.uid = "a",
+                               .task = t,
+                               .node = 0,
+                               .gpu_request = 1,
+                               .cpu_request_milli = 1000,
+                               .created_at = T0 + s,
+                               .scheduled_at = T0 + s,
+                               .started_at = T0 + s,
+                               .finished_at = e ? T0 + e : 0,
+                               .phase = ph,
+                               .work_seconds = -1,
+                               .restore_seconds = -1,
+                               .checkpoint_seconds = -1};
+    return a;
+}
+
+static const struct cost_config_result *run(struct fx *f) {
+    struct cost_input in = {&f->pool, 1, &f->node, 1, f->tasks, f->nt, f->att, f->na};
+    cost_result_free(f->r);
+    f->r = NULL;
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    return &f->r->configs[COST_FALLBACK];
+}
+
+/* An evicted pod (reason only: no DisruptionTarget, its node alive) is interrupted. */
+static void test_interrupted_by_reason(void **state) {
+    struct fx *f = *state;
+    int32_t t = task(f, "J", COST_TASK_SUCCEEDED, 500);
+    struct cost_attempt *a = attempt(f, t, 0, 100, COST_PHASE_FAILED);
+    a->reason = "Evicted";
+    attempt(f, t, 200, 500, COST_PHASE_SUCCEEDED);
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(c->interruptions, 1);
+    assert_int_equal(c->retries, 1);
+    /* wasted: the evicted attempt's 100 s x 1 µ$ */
+    assert_int_equal(c->wasted_cost, 100);
+    /* the same failure with an ordinary reason is not an interruption */
+    a->reason = "Error";
+    c = run(f);
+    assert_int_equal(c->interruptions, 0);
+    assert_int_equal(c->retries, 1);
+}
+
+/* A pod that carries a DisruptionTarget condition but still runs (its end not
+ * seen) is not interrupted yet: its time is running cost. */
+static void test_disrupted_but_running(void **state) {
+    struct fx *f = *state;
+    int32_t t = task(f, "J", COST_TASK_RUNNING, 0);
+    struct cost_attempt *a = attempt(f, t, 0, 0, COST_PHASE_RUNNING);
+    a->disruption_at = T0 + 300;
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(c->interruptions, 0);
+    assert_int_equal(c->tasks_running, 1);
+    /* held 0 -> 1000 (the window's end) x 1 µ$ */
+    assert_int_equal(c->running_cost, 1000);
+    assert_int_equal(c->wasted_cost, 0);
+    /* once it ends (failed, with the condition) it is an interruption, lost at 300 */
+    a->finished_at = T0 + 400;
+    a->phase = COST_PHASE_FAILED;
+    f->q.want_attempts = true;
+    c = run(f);
+    assert_int_equal(c->interruptions, 1);
+    assert_int_equal(f->r->attempts[0].lost_at, T0 + 300);
+}
+
+/* An attempt that ended (its container's finishedAt is known) but whose phase was
+ * never seen as Failed still counts as interrupted when it carries DisruptionTarget. */
+static void test_ended_unknown_phase_disrupted(void **state) {
+    struct fx *f = *state;
+    int32_t t = task(f, "J", COST_TASK_SUCCEEDED, 900);
+    struct cost_attempt *a = attempt(f, t, 0, 400, COST_PHASE_UNKNOWN);
+    a->disruption_at = T0 + 350;
+    attempt(f, t, 500, 900, COST_PHASE_SUCCEEDED);
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(c->interruptions, 1);
+    /* restore: next start 500 - lost at 350 = 150 s */
+    assert_int_equal(c->restore.total, 150);
+}
+
+/* Cost per successful task rounds half a micro-dollar away from zero:
+ * node 0 -> 101 s x 1 µ$ = 101 µ$ over 2 tasks = 50.5 -> 51. */
+static void test_per_task_rounds_half_up(void **state) {
+    struct fx *f = *state;
+    f->q.to = f->q.now = T0 + 101;
+    attempt(f, task(f, "J1", COST_TASK_SUCCEEDED, 40), 0, 40, COST_PHASE_SUCCEEDED);
+    attempt(f, task(f, "J2", COST_TASK_SUCCEEDED, 80), 40, 80, COST_PHASE_SUCCEEDED);
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(f->r->nodes_total, 101);
+    assert_int_equal(c->cost, 101);
+    assert_int_equal(c->tasks_succeeded, 2);
+    assert_int_equal(c->cost_per_successful_task, 51);
+    /* 100 s: 100 / 2 = 50 exactly */
+    f->q.to = f->q.now = T0 + 100;
+    c = run(f);
+    assert_int_equal(c->cost_per_successful_task, 50);
+}
+
+/* A node's allocated cost rounds half a micro-dollar away from zero: at 1800 µ$/h
+ * (0.5 µ$/s) an attempt holding 3 s is 1.5 -> 2 µ$; the node's 100 s in the window
+ * are 50 µ$, so idle is 48. */
+static void test_allocated_rounds_half_up(void **state) {
+    struct fx *f = *state;
+    f->node.price_hourly = 1800;
+    f->q.to = f->q.now = T0 + 100;
+    attempt(f, task(f, "J1", COST_TASK_SUCCEEDED, 3), 0, 3, COST_PHASE_SUCCEEDED);
+    run(f);
+    assert_int_equal(f->r->nodes[0].total, 50);
+    assert_int_equal(f->r->nodes[0].allocated, 2);
+    assert_int_equal(f->r->nodes[0].idle, 48);
+}
+
+/* A succeeded attempt whose container end was never seen ends with its task's
+ * completion (500 s), not at the window's end: 500 s x 1 µ$, nothing running. */
+static void test_unseen_end_clipped_at_completion(void **state) {
+    struct fx *f = *state;
+    attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 500), 0, 0, COST_PHASE_SUCCEEDED);
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(c->useful_cost, 500);
+    assert_int_equal(c->running_cost, 0);
+    assert_int_equal(c->tasks_succeeded, 1);
+}
+
+/* Input the engine must refuse: a node in pool 0 when there is no pool, a task of
+ * an unknown configuration, an empty window. */
+static void test_bad_input(void **state) {
+    struct fx *f = *state;
+    attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 500), 0, 500, COST_PHASE_SUCCEEDED);
+    struct cost_input in = {&f->pool, 0, &f->node, 1, f->tasks, f->nt, f->att, f->na};
+    struct cost_result *r = NULL;
+    assert_int_equal(cost_compute(&in, &f->q, &r), ERR_INVAL); /* node.pool 0, 0 pools */
+    assert_null(r);
+    in.n_pools = 1;
+    f->tasks[0].config = (enum cost_config)COST_NCONFIG;
+    assert_int_equal(cost_compute(&in, &f->q, &r), ERR_INVAL);
+    assert_null(r);
+    f->tasks[0].config = COST_FALLBACK;
+    f->q.to = f->q.from;
+    assert_int_equal(cost_compute(&in, &f->q, &r), ERR_INVAL);
+    assert_null(r);
+    f->q.to = f->q.from + 1;
+    assert_int_equal(cost_compute(&in, &f->q, &r), ERR_OK);
+    cost_result_free(r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_disrupted_but_running, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ended_unknown_phase_disrupted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_per_task_rounds_half_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_allocated_rounds_half_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unseen_end_clipped_at_completion, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
