@@ -21,16 +21,6 @@
 static const int64_t restore_le[METRICS_RESTORE_BUCKETS - 1] = {60,   300,  900,  1800,
                                                                 3600, 7200, 14400};
 
-void metrics_cache_init(struct metrics_cache *c) {
-    memset(c, 0, sizeof *c);
-    pthread_mutex_init(&c->lock, NULL);
-}
-
-void metrics_cache_release(struct metrics_cache *c) {
-    free(c->weeks);
-    pthread_mutex_destroy(&c->lock);
-}
-
 static int64_t week_start(int64_t t) {
     int y, w;
     int64_t s = 0;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http/metrics_cost.h"
+#include "query/metrics_cache.h"
 #include "model/settings.h"
 #include "query/respcache.h"
 
