@@ -101,7 +101,7 @@ if [ $have_kubectl = 1 ]; then
 fi
 prc=0; wait "$ppid" || prc=$?; ppid=
 if [ $prc -ne 0 ]; then
-  sed 's/^/  /' "$tmp/k8s.out" | head -40 >&2
+  sed 's/^/  /' "$tmp/k8s.out" | head -80 >&2
   fail "the Kubernetes Python client (conformance_k8s.py)"
 else
   tail -1 "$tmp/k8s.out"
@@ -120,7 +120,7 @@ fi
 # 2. DigitalOcean through Python after the reclaim (invoice items exist then)
 if [ -d "$schemas" ]; then sdir=$schemas; else sdir=-; fi
 if ! $PY "$here/conformance_do.py" "http://$http" conf-token "$sdir" "$cluster" > "$tmp/do.out" 2>&1; then
-  sed 's/^/  /' "$tmp/do.out" | head -40 >&2
+  sed 's/^/  /' "$tmp/do.out" | head -80 >&2
   fail "DigitalOcean responses (conformance_do.py)"
 else
   grep '^SKIP' "$tmp/do.out" || true

@@ -126,6 +126,12 @@ static void test_scenario_bad(void **state) {
                "\"count\":1,\"failure_rate\":1.5,"
                "\"duration\":{\"dist\":\"fixed\",\"value\":60}}]}",
                "probability");
+    /* a PodDisruptionBudget has minAvailable or maxUnavailable, never both */
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES "," BASE_POOLS
+               ",\"workloads\":[{\"name\":\"w\",\"configuration\":\"spot\",\"count\":1,"
+               "\"pdb_min_available\":1,\"pdb_max_unavailable\":1,"
+               "\"duration\":{\"dist\":\"fixed\",\"value\":60}}]}",
+               "at most one of pdb_min_available and pdb_max_unavailable");
     /* the minimal valid file parses */
     const char *ok = "{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES
                      "," BASE_POOLS "," BASE_WL "}";

@@ -582,6 +582,88 @@ static void test_watch(void **state) {
     free(l.text);
 }
 
+/* Every spelling Go's strconv.ParseBool accepts opens a watch (rv 0: one ADDED per
+ * node); anything else is a 400 (issue 23 item 3: watch=True gave a plain list). */
+static void test_watch_spellings(void **state) {
+    struct fx *f = *state;
+    sim_clock_set(&f->clock, f->S + 3600);
+    int nodes = count_items(f, "/api/v1/nodes");
+    assert_true(nodes >= 4);
+    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True"};
+    char path[160];
+    struct reply rep;
+    struct lines l;
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+        snprintf(path, sizeof path, "/api/v1/nodes?watch=%s&resourceVersion=0&timeoutSeconds=1",
+                 yes[i]);
+        get(f, path, "good", 5000, &rep);
+        assert_int_equal(rep.status, 200);
+        split_lines(buf_detach(&rep.body, NULL), &l);
+        assert_int_equal(l.n, nodes);
+        assert_non_null(strstr(l.line[0], "\"type\":\"ADDED\""));
+        free(l.text);
+    }
+    /* false spellings: a list */
+    json_object *o = get_json(f, "/api/v1/nodes?watch=False", 200);
+    assert_string_equal(str_at(o, "kind"), "NodeList");
+    json_object_put(o);
+    o = get_json(f, "/api/v1/nodes?watch=yes", 400);
+    json_object_put(o);
+    o = get_json(f, "/api/v1/nodes?watch=1&allowWatchBookmarks=maybe", 400);
+    json_object_put(o);
+}
+
+/* Field selectors kubectl describe node sends (pods by node and phase), events by
+ * object; an unsupported label is a 400. Expected sets come from the world's facts. */
+static void test_field_selectors(void **state) {
+    struct fx *f = *state;
+    int64_t now = f->S + 600; /* pods running, the nodes' events (1 h TTL) still there */
+    sim_clock_set(&f->clock, now);
+    int64_t asof = sim_world_seq_at(f->w, now);
+    int running = 0, on_node = 0;
+    const char *node = NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < f->w->npods; i++) {
+            const struct sim_pod *p = &f->w->pods[i];
+            if (p->created_seq > asof || p->deleted_seq <= asof)
+                continue;
+            bool fin = p->fin_seq <= asof || p->gcfail_seq <= asof;
+            if (pass == 0 && p->start_seq <= asof && !fin) {
+                running++;
+                if (!node)
+                    node = f->w->nodes[p->node].name;
+            }
+            /* on the node (scheduled), neither Succeeded nor Failed */
+            if (pass == 1 && p->sched_seq <= asof && !fin &&
+                strcmp(f->w->nodes[p->node].name, node) == 0)
+                on_node++;
+        }
+    assert_true(running > 0 && node);
+    assert_int_equal(count_items(f, "/api/v1/pods?fieldSelector=status.phase%3DRunning"), running);
+    char path[256];
+    snprintf(path, sizeof path,
+             "/api/v1/pods?fieldSelector=spec.nodeName%%3D%s%%2Cstatus.phase%%21%%3DSucceeded"
+             "%%2Cstatus.phase%%21%%3DFailed",
+             node);
+    assert_int_equal(count_items(f, path), on_node);
+    snprintf(
+        path, sizeof path,
+        "/api/v1/events?fieldSelector=involvedObject.kind%%3DNode%%2CinvolvedObject.name%%3D%s",
+        node);
+    int node_events = 0;
+    for (int i = 0; i < f->w->nevents; i++) {
+        const struct sim_kevent *ev = &f->w->events[i];
+        node_events += ev->obj_kind == SIM_K_NODE && ev->seq <= asof && ev->deleted_seq > asof &&
+                       strcmp(f->w->nodes[ev->obj].name, node) == 0;
+    }
+    assert_true(node_events > 0);
+    assert_int_equal(count_items(f, path), node_events);
+    json_object *o = get_json(f, "/api/v1/pods?fieldSelector=status.hostIP%3D1", 400);
+    json_object_put(o);
+    o = get_json(f, "/api/v1/nodes?fieldSelector=status.phase%3DRunning", 400);
+    json_object_put(o);
+}
+
 static void test_discovery(void **state) {
     struct fx *f = *state;
     json_object *o = get_json(f, "/apis", 200);
@@ -675,6 +757,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_label_selector, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_watch_spellings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_field_selectors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_faults, setup_faults, teardown),
     };
     int rc = cmocka_run_group_tests_name("sim_api", tests, NULL, NULL);
