@@ -20,14 +20,22 @@ PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
 DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
 	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui \
-	clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema
+	clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema libxlsxwriter-dev
 
 VERSION := 0.1.0
+
+# libxlsxwriter writes the .xlsx twins of the weekly CSV files (src/query/export_xlsx.h);
+# optional at build time only: without the package the service writes CSV alone.
+HAVE_XLSX := $(shell $(PKG_CONFIG) --exists xlsxwriter 2>/dev/null && echo 1)
+ifeq ($(HAVE_XLSX),1)
+PKGS += xlsxwriter
+XLSX_CFLAGS := -DSPOTLEDGER_HAVE_XLSX
+endif
 
 WARN := -Wall -Wextra -Werror -Wpedantic -Wstrict-prototypes -Wmissing-prototypes -Wshadow \
 	-Wold-style-definition -Wwrite-strings -Wvla -Wformat=2 -fno-common
 PROJECT_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -DSPOTLEDGER_VERSION='"$(VERSION)"' \
-	$(WARN) -MMD -MP -Isrc -Ibuild/gen
+	$(WARN) -MMD -MP -Isrc -Ibuild/gen $(XLSX_CFLAGS)
 OPT ?= -O2 -g
 SANITIZE ?=
 

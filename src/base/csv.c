@@ -75,8 +75,14 @@ void csv_time(struct csv *c, int64_t t) {
     sep(c);
     if (t == 0)
         return;
+    /* "2026-11-29 15:04:05": the form spreadsheets read as a date-time (RFC 3339's
+     * 'T' and 'Z' make LibreOffice and Excel import it as text); always UTC */
     char tmp[TIMEUTIL_RFC3339_MAX];
     size_t n = timeutil_format_rfc3339(t, tmp);
+    if (n == TIMEUTIL_RFC3339_MAX - 1 && tmp[10] == 'T' && tmp[n - 1] == 'Z') {
+        tmp[10] = ' ';
+        n--; /* without the 'Z' */
+    }
     put(c, tmp, n);
 }
 

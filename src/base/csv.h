@@ -28,7 +28,7 @@ void csv_int(struct csv *c, int64_t v);
 /* A number formatted by the caller ("12.34"): written as is, never neutralised. */
 void csv_number(struct csv *c, const char *literal);
 void csv_money(struct csv *c, int64_t micro); /* fixed six decimals: 4.800000 */
-void csv_time(struct csv *c, int64_t t);      /* RFC 3339, empty when 0 */
+void csv_time(struct csv *c, int64_t t);      /* UTC "2026-11-29 15:04:05", empty when 0 */
 void csv_end_record(struct csv *c);
 
 #endif

@@ -30,34 +30,64 @@ void export_file_name(int64_t week_start, enum export_kind kind, char *out, size
     snprintf(out, len, "spotledger-%s-%s.csv", wk, kind_names[kind]);
 }
 
-/* basis points as a decimal percentage, empty when unknown */
-static void csv_bp(struct csv *c, int64_t bp) {
+/* ---- one writer for both formats -------------------------------------------
+ * The rows are produced once (export_summary_rows, export_tasks_rows) into a
+ * sink: the CSV sink prints them (base/csv), the .xlsx sink (export_xlsx.c)
+ * types them. A NULL text and COST_NULL numbers are empty cells. */
+
+static void csv_sink_header(void *ctx, const char *const *names) {
+    struct csv *c = ctx;
+    for (int i = 0; names[i]; i++)
+        csv_text(c, names[i]);
+    csv_end_record(c);
+}
+static void csv_sink_text(void *ctx, const char *s) {
+    csv_text(ctx, s);
+}
+static void csv_sink_int(void *ctx, int64_t v) {
+    if (v == COST_NULL)
+        csv_text(ctx, NULL);
+    else
+        csv_int(ctx, v);
+}
+static void csv_sink_money(void *ctx, int64_t micro) {
+    if (micro == COST_NULL)
+        csv_text(ctx, NULL);
+    else
+        csv_money(ctx, micro);
+}
+/* basis points as a decimal percentage */
+static void csv_sink_percent_bp(void *ctx, int64_t bp) {
     if (bp == COST_NULL) {
-        csv_text(c, NULL);
+        csv_text(ctx, NULL);
         return;
     }
     char tmp[32];
     int64_t m = bp < 0 ? -bp : bp;
     snprintf(tmp, sizeof tmp, "%s%lld.%02lld", bp < 0 ? "-" : "", (long long)(m / 100),
              (long long)(m % 100));
-    csv_number(c, tmp);
+    csv_number(ctx, tmp);
+}
+static void csv_sink_time(void *ctx, int64_t t) {
+    csv_time(ctx, t);
+}
+static void csv_sink_end(void *ctx) {
+    csv_end_record(ctx);
 }
 
-static void csv_opt_money(struct csv *c, int64_t v) {
-    if (v == COST_NULL)
-        csv_text(c, NULL);
-    else
-        csv_money(c, v);
+void export_csv_sink_init(struct export_sink *k, struct csv *c, struct buf *out) {
+    csv_init(c, out);
+    *k = (struct export_sink){.ctx = c,
+                              .header = csv_sink_header,
+                              .text = csv_sink_text,
+                              .integer = csv_sink_int,
+                              .money = csv_sink_money,
+                              .percent_bp = csv_sink_percent_bp,
+                              .time = csv_sink_time,
+                              .end = csv_sink_end};
 }
 
-static void csv_opt_int(struct csv *c, int64_t v) {
-    if (v == COST_NULL)
-        csv_text(c, NULL);
-    else
-        csv_int(c, v);
-}
-
-static const char *const summary_header[] = {"period",
+const char *const export_summary_header[] = {"period",
                                              "from",
                                              "to",
                                              "configuration",
@@ -84,96 +114,108 @@ static const char *const summary_header[] = {"period",
                                              "measured_overhead_percent",
                                              NULL};
 
-enum err export_summary_csv(const struct cost_result *r, const char *label, struct buf *out) {
-    struct csv c;
-    csv_init(&c, out);
-    for (int i = 0; summary_header[i]; i++)
-        csv_text(&c, summary_header[i]);
-    csv_end_record(&c);
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        const struct cost_config_result *cr = &r->configs[k];
-        csv_text(&c, label);
-        csv_time(&c, r->from);
-        csv_time(&c, r->to);
-        csv_text(&c, cost_config_name((enum cost_config)k));
-        csv_text(&c, "measured");
-        csv_int(&c, cr->tasks_succeeded);
-        csv_int(&c, cr->tasks_failed);
-        csv_int(&c, cr->tasks_running);
-        csv_int(&c, cr->attempts);
-        csv_int(&c, cr->retries);
-        csv_int(&c, cr->interruptions);
-        csv_int(&c, cr->duplicates);
-        csv_money(&c, cr->cost);
-        csv_opt_money(&c, cr->cost_per_successful_task);
-        csv_money(&c, cr->useful_cost);
-        csv_money(&c, cr->restore_cost);
-        csv_money(&c, cr->wasted_cost);
-        csv_money(&c, cr->running_cost);
-        csv_money(&c, cr->idle_cost);
-        csv_int(&c, cr->restore.total);
-        csv_opt_int(&c, cr->restore.p50);
-        csv_opt_int(&c, cr->restore.p95);
-        csv_bp(&c, cr->savings_vs_on_demand_bp);
-        csv_bp(&c, cr->break_even_overhead_bp);
-        csv_bp(&c, cr->measured_overhead_bp);
-        csv_end_record(&c);
+void export_summary_rows(const struct cost_result *r, const char *label,
+                         const struct export_sink *k) {
+    void *x = k->ctx;
+    k->header(x, export_summary_header);
+    for (int i = 0; i < COST_NCONFIG; i++) {
+        const struct cost_config_result *cr = &r->configs[i];
+        k->text(x, label);
+        k->time(x, r->from);
+        k->time(x, r->to);
+        k->text(x, cost_config_name((enum cost_config)i));
+        k->text(x, "measured");
+        k->integer(x, cr->tasks_succeeded);
+        k->integer(x, cr->tasks_failed);
+        k->integer(x, cr->tasks_running);
+        k->integer(x, cr->attempts);
+        k->integer(x, cr->retries);
+        k->integer(x, cr->interruptions);
+        k->integer(x, cr->duplicates);
+        k->money(x, cr->cost);
+        k->money(x, cr->cost_per_successful_task);
+        k->money(x, cr->useful_cost);
+        k->money(x, cr->restore_cost);
+        k->money(x, cr->wasted_cost);
+        k->money(x, cr->running_cost);
+        k->money(x, cr->idle_cost);
+        k->integer(x, cr->restore.total);
+        k->integer(x, cr->restore.p50);
+        k->integer(x, cr->restore.p95);
+        k->percent_bp(x, cr->savings_vs_on_demand_bp);
+        k->percent_bp(x, cr->break_even_overhead_bp);
+        k->percent_bp(x, cr->measured_overhead_bp);
+        k->end(x);
     }
     const struct cost_counterfactual *cf = &r->counterfactual;
-    csv_text(&c, label);
-    csv_time(&c, r->from);
-    csv_time(&c, r->to);
-    csv_text(&c, "on-demand");
-    csv_text(&c, "counterfactual");
-    csv_int(&c, cf->tasks);     /* as the API's tasks_succeeded of this row */
+    k->text(x, label);
+    k->time(x, r->from);
+    k->time(x, r->to);
+    k->text(x, "on-demand");
+    k->text(x, "counterfactual");
+    k->integer(x, cf->tasks);   /* as the API's tasks_succeeded of this row */
     for (int i = 0; i < 6; i++) /* failed .. duplicates: not applicable */
-        csv_text(&c, NULL);
-    csv_money(&c, cf->cost);
-    csv_opt_money(&c, cf->cost_per_successful_task);
+        k->text(x, NULL);
+    k->money(x, cf->cost);
+    k->money(x, cf->cost_per_successful_task);
     for (int i = 0; i < 11; i++)
-        csv_text(&c, NULL);
-    csv_end_record(&c);
+        k->text(x, NULL);
+    k->end(x);
+}
+
+enum err export_summary_csv(const struct cost_result *r, const char *label, struct buf *out) {
+    struct csv c;
+    struct export_sink k;
+    export_csv_sink_init(&k, &c, out);
+    export_summary_rows(r, label, &k);
     return c.rc;
 }
 
-static const char *const tasks_header[] = {"task_uid",        "namespace",  "name",
+const char *const export_tasks_header[] = {"task_uid",        "namespace",  "name",
                                            "configuration",   "experiment", "outcome",
                                            "attempts",        "retries",    "interruptions",
                                            "restore_seconds", "cost_usd",   "wasted_cost_usd",
                                            "completed_at",    NULL};
 
-enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
-                          const struct taskview_row *rows, size_t n, struct buf *out) {
+void export_tasks_rows(const struct cost_input *in, const char *const *names,
+                       const struct taskview_row *rows, size_t n, const struct export_sink *k) {
     static const char *const outcomes[] = {"running", "succeeded", "failed"};
-    struct csv c;
-    csv_init(&c, out);
-    for (int i = 0; tasks_header[i]; i++)
-        csv_text(&c, tasks_header[i]);
-    csv_end_record(&c);
-    for (size_t i = 0; i < n && c.rc == ERR_OK; i++) {
+    void *x = k->ctx;
+    k->header(x, export_tasks_header);
+    for (size_t i = 0; i < n; i++) {
         const struct taskview_row *row = &rows[i];
         const struct cost_task *t = &in->tasks[row->task];
-        csv_text(&c, t->uid);
-        csv_text(&c, t->ns);
-        csv_text(&c, names ? names[row->task] : NULL);
-        csv_text(&c, cost_config_name(t->config));
-        csv_text(&c, t->experiment);
-        csv_text(&c, outcomes[t->outcome]);
-        csv_int(&c, row->attempts);
-        csv_int(&c, row->retries);
-        csv_int(&c, row->interruptions);
-        csv_int(&c, row->restore_seconds);
-        csv_money(&c, row->cost);
-        csv_money(&c, row->wasted_cost);
-        csv_time(&c, t->outcome == COST_TASK_RUNNING ? 0 : t->completed_at);
-        csv_end_record(&c);
+        k->text(x, t->uid);
+        k->text(x, t->ns);
+        k->text(x, names ? names[row->task] : NULL);
+        k->text(x, cost_config_name(t->config));
+        k->text(x, t->experiment);
+        k->text(x, outcomes[t->outcome]);
+        k->integer(x, row->attempts);
+        k->integer(x, row->retries);
+        k->integer(x, row->interruptions);
+        k->integer(x, row->restore_seconds);
+        k->money(x, row->cost);
+        k->money(x, row->wasted_cost);
+        k->time(x, t->outcome == COST_TASK_RUNNING ? 0 : t->completed_at);
+        k->end(x);
     }
+}
+
+enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
+                          const struct taskview_row *rows, size_t n, struct buf *out) {
+    struct csv c;
+    struct export_sink k;
+    export_csv_sink_init(&k, &c, out);
+    export_tasks_rows(in, names, rows, n, &k);
     return c.rc;
 }
 
-enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
-                      int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
-                      int64_t *rows) {
+/* Computes the rows of one kind for [from, to) once and hands them to every sink. */
+enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
+                            enum export_kind kind, int64_t from, int64_t to, const char *label,
+                            int64_t now, const struct export_sink *const *sinks, int nsinks,
+                            int64_t *rows) {
     struct calc c;
     enum err rc;
     if (kind == EXPORT_SUMMARY) {
@@ -185,11 +227,12 @@ enum err export_build(struct store *db, const struct calc_settings *cfg, enum ex
         rc = calc_run(db, cfg, from, to, &q, &c);
         if (rc != ERR_OK)
             return rc;
-        rc = export_summary_csv(c.res, label, out);
+        for (int i = 0; i < nsinks; i++)
+            export_summary_rows(c.res, label, sinks[i]);
         if (rows)
             *rows = COST_NCONFIG + 1;
         calc_release(&c);
-        return rc;
+        return ERR_OK;
     }
     rc = calc_task_life(db, cfg, from, to, now, &c);
     if (rc != ERR_OK)
@@ -201,11 +244,23 @@ enum err export_build(struct store *db, const struct calc_settings *cfg, enum ex
     if (rc == ERR_OK) {
         /* oldest first: a ledger reads forward */
         taskview_sort(&c.data->in, tr, n, TASKVIEW_BY_COMPLETED, false);
-        rc = export_tasks_csv(&c.data->in, c.data->task_names, tr, n, out);
+        for (int i = 0; i < nsinks; i++)
+            export_tasks_rows(&c.data->in, c.data->task_names, tr, n, sinks[i]);
         if (rows)
             *rows = (int64_t)n;
     }
     free(tr);
     calc_release(&c);
     return rc;
+}
+
+enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
+                      int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
+                      int64_t *rows) {
+    struct csv c;
+    struct export_sink k;
+    export_csv_sink_init(&k, &c, out);
+    const struct export_sink *sinks[] = {&k};
+    enum err rc = export_build_sinks(db, cfg, kind, from, to, label, now, sinks, 1, rows);
+    return rc != ERR_OK ? rc : c.rc;
 }

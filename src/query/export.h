@@ -3,9 +3,10 @@
  * For each ISO week (Monday 00:00 UTC, by the source clock) two files in
  * --export-dir: spotledger-YYYY-Www-summary.csv (one row per configuration,
  * every summary figure) and spotledger-YYYY-Www-tasks.csv (one row per task
- * completed in the week, or running in it). Column order is fixed and documented
- * in README "CSV exports". The bytes depend only on the stored rows, so a closed
- * week re-exported is byte-identical; files are written atomically (fileutil).
+ * completed in the week, or running in it); each with an .xlsx twin (typed
+ * cells, export_xlsx.h), and spotledger-exports-about.txt explaining the columns.
+ * Column order is fixed and documented in README "CSV exports". The bytes depend
+ * only on the stored rows, so a closed week re-exported is byte-identical.
  *
  * export_*_csv are pure (rows in, bytes out); export_build loads and computes;
  * the files and the thread that writes them are service/exporter.h's.
@@ -30,6 +31,35 @@ enum export_kind { EXPORT_SUMMARY, EXPORT_TASKS };
 enum err export_kind_parse(const char *s, enum export_kind *out);
 const char *export_kind_name(enum export_kind k);
 
+/* Where export rows go: the CSV writer, or the .xlsx writer (export_xlsx.c).
+ * Every method takes ctx; a NULL text and COST_NULL numbers are empty cells.
+ * Times are Unix seconds (0: empty), money micro-dollars, percentages basis points. */
+struct export_sink {
+    void *ctx;
+    void (*header)(void *ctx, const char *const *names); /* NULL-terminated */
+    void (*text)(void *ctx, const char *s);
+    void (*integer)(void *ctx, int64_t v);
+    void (*money)(void *ctx, int64_t micro);
+    void (*percent_bp)(void *ctx, int64_t bp);
+    void (*time)(void *ctx, int64_t t);
+    void (*end)(void *ctx); /* end of a row */
+};
+
+/* The fixed column orders (README "CSV exports"), NULL-terminated. */
+extern const char *const export_summary_header[];
+extern const char *const export_tasks_header[];
+
+/* The rows of the summary / tasks files, header first, into a sink. */
+void export_summary_rows(const struct cost_result *r, const char *label,
+                         const struct export_sink *k);
+void export_tasks_rows(const struct cost_input *in, const char *const *names,
+                       const struct taskview_row *rows, size_t n, const struct export_sink *k);
+
+/* The notes written next to the weekly files as EXPORT_ABOUT_FILE and as the
+ * .xlsx files' Notes sheet: what each column means, the basis, the time form. */
+#define EXPORT_ABOUT_FILE "spotledger-exports-about.txt"
+extern const char export_notes_text[];
+
 /* The summary CSV of r (computed for [r->from, r->to), no filters). label names
  * the period in the first column ("2026-W48" or "FROM/TO"). */
 enum err export_summary_csv(const struct cost_result *r, const char *label, struct buf *out);
@@ -42,6 +72,17 @@ enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
 enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
                       int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
                       int64_t *rows);
+
+/* The same rows handed to several sinks (the weekly CSV and its .xlsx twin,
+ * service/exporter.c), computed once. */
+enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
+                            enum export_kind kind, int64_t from, int64_t to, const char *label,
+                            int64_t now, const struct export_sink *const *sinks, int nsinks,
+                            int64_t *rows);
+
+/* A sink that writes CSV into out (errors in c->rc). */
+struct csv;
+void export_csv_sink_init(struct export_sink *k, struct csv *c, struct buf *out);
 
 /* File name of a week's file: "spotledger-2026-W48-summary.csv". */
 void export_file_name(int64_t week_start, enum export_kind kind, char *out, size_t len);

@@ -6,13 +6,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
+#include "base/csv.h"
 #include "base/fileutil.h"
 #include "base/log.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
 #include "query/export.h"
+#include "query/export_xlsx.h"
 #include "service/app.h"
 #include "store/store.h"
 #include "store/store_export.h"
@@ -20,43 +23,77 @@
 
 #define EXPORT_MAX_BYTES (512u * 1024 * 1024)
 
+static enum err record_file(struct app *app, const char *label, enum export_kind kind,
+                            const char *dir, const char *name, int64_t bytes, int64_t rows,
+                            int64_t now) {
+    struct store_export_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.week, sizeof row.week, "%s", label);
+    snprintf(row.kind, sizeof row.kind, "%s", export_kind_name(kind));
+    snprintf(row.path, sizeof row.path, "%s/%s", dir, name);
+    row.bytes = bytes;
+    row.rows = rows;
+    row.written_at = now;
+    pthread_mutex_lock(&app->writer_lock);
+    enum err rc = store_export_put(app->writer, &row);
+    pthread_mutex_unlock(&app->writer_lock);
+    return rc;
+}
+
 enum err export_week(struct store *db, struct app *app, const char *dir, int64_t week_start,
                      int64_t now) {
     char label[TIMEUTIL_ISOWEEK_MAX];
     timeutil_format_iso_week(week_start, label);
-    for (int k = 0; k < 2; k++) {
+    /* the columns and the basis, next to the files (README "CSV exports") */
+    enum err rc =
+        fileutil_write_atomic(dir, EXPORT_ABOUT_FILE, export_notes_text, strlen(export_notes_text));
+    for (int k = 0; k < 2 && rc == ERR_OK; k++) {
+        enum export_kind kind = (enum export_kind)k;
         struct buf b;
         buf_init(&b, EXPORT_MAX_BYTES);
+        struct csv c;
+        struct export_sink csv_sink;
+        export_csv_sink_init(&csv_sink, &c, &b);
+        /* the .xlsx twin gets the same rows, computed once */
+        struct export_xlsx *x = NULL;
+        const struct export_sink *sinks[2] = {&csv_sink, NULL};
+        int nsinks = 1;
+        if (export_xlsx_available()) {
+            rc = export_xlsx_open(&x, dir, kind, label);
+            if (rc == ERR_OK)
+                sinks[nsinks++] = export_xlsx_sink(x);
+        }
         int64_t rows = 0;
         /* a closed week is computed as of its end, so re-exports are identical */
         int64_t as_of = week_start + 7 * 86400;
-        enum err rc = export_build(db, &app->calc, (enum export_kind)k, week_start, as_of, label,
-                                   now < as_of ? now : as_of, &b, &rows);
+        if (rc == ERR_OK)
+            rc = export_build_sinks(db, &app->calc, kind, week_start, as_of, label,
+                                    now < as_of ? now : as_of, sinks, nsinks, &rows);
+        if (rc == ERR_OK)
+            rc = c.rc;
         char name[96];
-        export_file_name(week_start, (enum export_kind)k, name, sizeof name);
+        export_file_name(week_start, kind, name, sizeof name);
         if (rc == ERR_OK)
             rc = fileutil_write_atomic(dir, name, b.data ? b.data : "", b.len);
-        if (rc == ERR_OK) {
-            struct store_export_row row;
-            memset(&row, 0, sizeof row);
-            snprintf(row.week, sizeof row.week, "%s", label);
-            snprintf(row.kind, sizeof row.kind, "%s", export_kind_name((enum export_kind)k));
-            snprintf(row.path, sizeof row.path, "%s/%s", dir, name);
-            row.bytes = (int64_t)b.len;
-            row.rows = rows;
-            row.written_at = now;
-            pthread_mutex_lock(&app->writer_lock);
-            rc = store_export_put(app->writer, &row);
-            pthread_mutex_unlock(&app->writer_lock);
+        if (rc == ERR_OK)
+            rc = record_file(app, label, kind, dir, name, (int64_t)b.len, rows, now);
+        if (x) {
+            char xname[96];
+            export_xlsx_file_name(week_start, kind, xname, sizeof xname);
+            if (rc == ERR_OK)
+                rc = export_xlsx_finish(x, dir, xname, as_of, NULL);
+            export_xlsx_free(x);
         }
         buf_release(&b);
-        if (rc != ERR_OK) {
-            log_msg(LOG_ERROR, "export: week '%s' %s failed: %s", label,
-                    export_kind_name((enum export_kind)k), err_str(rc));
-            return rc;
-        }
+        if (rc != ERR_OK)
+            log_msg(LOG_ERROR, "export: week '%s' %s failed: %s", label, export_kind_name(kind),
+                    err_str(rc));
     }
-    log_msg(LOG_INFO, "export: wrote week '%s'", label);
+    if (rc != ERR_OK)
+        return rc;
+    log_msg(LOG_INFO, "export: wrote week '%s'%s", label,
+            export_xlsx_available() ? " (CSV and .xlsx)"
+                                    : " (CSV; no .xlsx: built without libxlsxwriter)");
     return ERR_OK;
 }
 
@@ -93,6 +130,12 @@ static void export_due(struct exporter *e, struct store *db) {
             if (!f ||
                 store_export_get(db, label, export_kind_name((enum export_kind)k), &row) != ERR_OK)
                 have = false;
+            if (export_xlsx_available()) { /* a twin missing (e.g. after an upgrade) */
+                export_xlsx_file_name(ws, (enum export_kind)k, name, sizeof name);
+                snprintf(path, sizeof path, "%s/%s", e->dir, name);
+                if (access(path, F_OK) != 0)
+                    have = false;
+            }
         }
         if (!have && export_week(db, e->app, e->dir, ws, now) != ERR_OK)
             return; /* try again next round */

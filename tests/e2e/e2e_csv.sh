@@ -27,6 +27,11 @@
 #    CSV's value. A negative control without the apostrophe proves that the check
 #    would see a formula. Without soffice this part is skipped with a note.
 #
+# 5. the .xlsx twin of each file (libxlsxwriter): its XML has a frozen header row,
+#    currency and date-time formats and a Notes sheet; LibreOffice reads every cell
+#    back typed (date, currency, number, text) with the CSV's value; the CSV's own
+#    timestamps ("2027-01-25 00:00:00") import as date cells (part 4).
+#
 # Needs: curl, jq, sqlite3, python3 (Debian python3), soffice (Debian
 # libreoffice-calc-nogui) for part 4. Loopback only; every wait is bounded.
 set -eu
@@ -204,6 +209,10 @@ def expect(where, col, csv_v, api_v, kind):
     compared += 1
     if api_v is None:
         ok = csv_v == ""
+    elif kind == "time":
+        # the CSV writes the API's RFC 3339 UTC instant as "YYYY-MM-DD HH:MM:SS"
+        # (spreadsheets read that as a date; README "CSV exports")
+        ok = isinstance(api_v, str) and api_v.endswith("Z") and csv_v == api_v[:-1].replace("T", " ")
     elif kind == "num":
         ok = csv_v != "" and isinstance(api_v, (int, Decimal)) and not isinstance(api_v, bool) \
             and num(csv_v) == num(api_v)
@@ -248,8 +257,8 @@ for r in data:
         errors.append(where + ": not in /api/v1/summary")
         continue
     expect(where, "period", rec["period"], week, "text")
-    expect(where, "from", rec["from"], summary.get("from", wfrom), "text")
-    expect(where, "to", rec["to"], summary.get("to", wto), "text")
+    expect(where, "from", rec["from"], summary.get("window", {}).get("from", wfrom), "time")
+    expect(where, "to", rec["to"], summary.get("window", {}).get("to", wto), "time")
     for col in head[5:]:
         path = api_map.get(col, col).split(".")
         v, present = c, True
@@ -282,7 +291,7 @@ if sorted(r[0] for r in rows[1:]) != sorted(by_uid):
 tmap = {"task_uid": ("uid", "text"), "cost_usd": ("cost", "num"),
         "wasted_cost_usd": ("wasted_cost", "num"), "attempts": ("attempts", "num"),
         "retries": ("retries", "num"), "interruptions": ("interruptions", "num"),
-        "restore_seconds": ("restore_seconds", "num")}
+        "restore_seconds": ("restore_seconds", "num"), "completed_at": ("completed_at", "time")}
 hostile = None
 for r in rows[1:]:
     rec = dict(zip(head, r))
@@ -339,43 +348,20 @@ else
   lo_convert "$dir/lo-true" true "$sum_file" "$task_file"
   lo_convert "$dir/lo-control" true "$dir/control-tasks.csv"
   lo_t1=$(date +%s)
-  python3 - "$sum_file" "$task_file" "$dir" <<'PY' || fail "LibreOffice does not read the CSV files back as the same values (above)"
+  PYTHONPATH="$root/tests/e2e" python3 - "$sum_file" "$task_file" "$dir" <<'PY' || fail "LibreOffice does not read the CSV files back as the same values (above)"
 import csv, os, sys, zipfile
 import xml.etree.ElementTree as ET
 from decimal import Decimal
 
 sum_file, task_file, d = sys.argv[1:]
-NS = {"table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
-      "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
-      "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0"}
-T = "{%s}" % NS["table"]
-O = "{%s}" % NS["office"]
-TX = "{%s}" % NS["text"]
-
-def cells(ods):
-    """rows of (type, value, text, formula, has_link) from the first sheet of an .ods"""
-    with zipfile.ZipFile(ods) as z:
-        root = ET.fromstring(z.read("content.xml"))
-    sheet = root.find(".//table:table", NS)
-    out = []
-    for row in sheet.iter(T + "table-row"):
-        r = []
-        for c in row:
-            if c.tag not in (T + "table-cell", T + "covered-table-cell"):
-                continue
-            n = int(c.get(T + "number-columns-repeated", "1"))
-            text = "\n".join("".join(p.itertext()) for p in c.findall(TX + "p"))
-            link = c.find(".//" + TX + "a") is not None
-            cell = (c.get(O + "value-type"), c.get(O + "value"), text, c.get(T + "formula"), link)
-            r.extend([cell] * min(n, 64))
-        out.append(r)
-    return out
+from ods_read import cells, same_instant
 
 errors = []
 checked = 0
+times = 0
 
 def compare(csv_path, ods_path, num_cols, label):
-    global checked
+    global checked, times
     with open(csv_path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     sheet = cells(ods_path)
@@ -393,12 +379,11 @@ def compare(csv_path, ods_path, num_cols, label):
             elif i > 0 and head[j] in num_cols:
                 if vt not in ("float", "percentage", "currency") or Decimal(val) != Decimal(v):
                     errors.append("%s: CSV %r, sheet %r %r" % (where, v, vt, val))
-            elif head[j] in ("from", "to", "completed_at"):
-                # a date-time cell may become a date; its instant must stay the same
-                if vt == "date":
-                    pass
-                elif text != v:
-                    errors.append("%s: CSV %r, sheet text %r" % (where, v, text))
+            elif i > 0 and head[j] in ("from", "to", "completed_at"):
+                # "2027-01-25 00:00:00" must import as a date-time cell of that instant
+                times += 1
+                if vt != "date" or not same_instant(val, v):
+                    errors.append("%s: CSV %r, sheet %r %r (want a date)" % (where, v, vt, val))
             else:
                 # a text cell: a string with the CSV's characters. Calc hides a leading
                 # apostrophe only when it would be read as a number or formula; either
@@ -438,10 +423,119 @@ if errors or len(hostile) != 2:
     if len(hostile) != 2:
         print("  the hostile cell was not found in the sheets: %r" % hostile, file=sys.stderr)
     sys.exit(1)
-print("e2e_csv: LibreOffice: %d cells compared (2 imports each: evaluate formulas off/on); "
+print("e2e_csv: LibreOffice: %d cells compared, %d timestamps imported as date cells "
+      "(2 imports each: evaluate formulas off/on); "
       "the hostile cell is a %s %r with no formula or link (control without the apostrophe: "
-      "formula %r)" % (checked, hostile["true"][0], hostile["true"][2], ctl[3]))
+      "formula %r)" % (checked, times, hostile["true"][0], hostile["true"][2], ctl[3]))
 PY
   note "LibreOffice $("$soffice" --version 2>/dev/null | awk '{print $2}' | head -n 1): 5 files converted to .ods in $((lo_t1 - lo_t0)) s"
 fi
+# --- 5. the .xlsx twins (libxlsxwriter) -------------------------------------------
+# Beside each CSV: an .xlsx with the same cells, typed (dates, currency, numbers),
+# a frozen header row and a Notes sheet; and spotledger-exports-about.txt. Read back
+# from the file's own XML (python zipfile), then through LibreOffice (.xlsx -> .ods).
+sum_x="${sum_file%.csv}.xlsx"
+task_x="${task_file%.csv}.xlsx"
+about="$dir/exports/spotledger-exports-about.txt"
+[ -s "$about" ] && grep -q 'counterfactual' "$about" && grep -q 'cost_per_successful_task_usd' "$about" ||
+  fail "no spotledger-exports-about.txt explaining the columns and the basis"
+if ! [ -s "$sum_x" ] || ! [ -s "$task_x" ]; then
+  if pkg-config --exists xlsxwriter 2>/dev/null; then
+    fail "built with libxlsxwriter but no .xlsx beside the CSV files: $(ls "$dir/exports")"
+  fi
+  note "SKIP: .xlsx part: built without libxlsxwriter (Debian libxlsxwriter-dev)"
+else
+  python3 - "$sum_x" "$task_x" <<'PY' || fail "the .xlsx files' own XML (above)"
+import re, sys, zipfile
+errors = []
+for path in sys.argv[1:]:
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        wb = z.read("xl/workbook.xml").decode()
+        styles = z.read("xl/styles.xml").decode()
+        sheet1 = z.read("xl/worksheets/sheet1.xml").decode()
+    sheets = re.findall(r'<sheet name="([^"]+)"', wb)
+    if len(sheets) != 2 or sheets[1] != "Notes":
+        errors.append("%s: sheets %r, want [data, Notes]" % (path, sheets))
+    if not re.search(r'<pane [^>]*ySplit="1"[^>]*state="frozen"', sheet1):
+        errors.append("%s: the header row is not frozen" % path)
+    fmts = re.findall(r'formatCode="([^"]*)"', styles)
+    if not any("$" in f for f in fmts) or not any("yyyy-mm-dd hh:mm:ss" in f for f in fmts):
+        errors.append("%s: number formats %r: no currency or date-time format" % (path, fmts))
+for e in errors:
+    print("  " + e, file=sys.stderr)
+sys.exit(1 if errors else 0)
+PY
+  if [ -n "$soffice" ]; then
+    mkdir -p "$dir/lo-xlsx"
+    timeout -k 5 120 "$soffice" --headless --norestore --nolockcheck "-env:UserInstallation=$lo_profile" \
+      --convert-to ods --outdir "$dir/lo-xlsx" "$sum_x" "$task_x" >"$dir/lo-xlsx/log" 2>&1 ||
+      fail "soffice could not convert the .xlsx files: $(tail -n 5 "$dir/lo-xlsx/log")"
+    PYTHONPATH="$root/tests/e2e" python3 - "$sum_file" "$task_file" "$dir/lo-xlsx" <<'PY' || fail "LibreOffice does not read the .xlsx files as the CSV's typed values (above)"
+import csv, os, sys, zipfile
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+sum_file, task_file, d = sys.argv[1:]
+from ods_read import sheets, same_instant
+
+TIME = {"from", "to", "completed_at"}
+NUM = {"tasks_succeeded", "tasks_failed", "tasks_running", "attempts", "retries", "interruptions",
+       "duplicates", "restore_seconds_total", "restore_seconds_p50", "restore_seconds_p95",
+       "restore_seconds", "savings_vs_on_demand_percent", "break_even_overhead_percent",
+       "measured_overhead_percent"}
+errors = []
+counts = {"date": 0, "money": 0, "number": 0, "text": 0}
+for path in (sum_file, task_file):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    got = sheets(os.path.join(d, os.path.basename(path)[:-4] + ".ods"))
+    names = list(got)
+    if len(names) != 2 or names[1] != "Notes" or not any(
+            "counterfactual" in c[2] for r in got["Notes"] for c in r):
+        errors.append("%s: sheets %r, or no Notes sheet explaining the basis" % (path, names))
+        continue
+    sheet = got[names[0]]
+    head = rows[0]
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            vt, val, text, formula, _ = sheet[i][j] if i < len(sheet) and j < len(sheet[i]) else (None, None, "", None, False)
+            where = "%s row %d %s" % (os.path.basename(path), i, head[j])
+            if formula is not None:
+                errors.append("%s: a formula %r" % (where, formula))
+            elif v == "":
+                if vt is not None:
+                    errors.append("%s: CSV empty, sheet %r %r" % (where, vt, val))
+            elif i == 0:
+                if text != v:
+                    errors.append("%s: header %r" % (where, text))
+            elif head[j] in TIME:
+                counts["date"] += 1
+                if vt != "date" or not same_instant(val, v):
+                    errors.append("%s: CSV %r, sheet %r %r (want a date)" % (where, v, vt, val))
+            elif head[j].endswith("_usd"):
+                counts["money"] += 1
+                if vt != "currency" or Decimal(val).quantize(Decimal("0.000001")) != Decimal(v):
+                    errors.append("%s: CSV %r, sheet %r %r (want currency)" % (where, v, vt, val))
+            elif head[j] in NUM:
+                counts["number"] += 1
+                if vt not in ("float", "percentage") or Decimal(val) != Decimal(v):
+                    errors.append("%s: CSV %r, sheet %r %r (want a number)" % (where, v, vt, val))
+            else:
+                counts["text"] += 1
+                want = v[1:] if v[:2] in ("'=", "'+", "'-", "'@") else v
+                if vt != "string" or text != want:
+                    errors.append("%s: CSV %r, sheet %r %r (want text %r)" % (where, v, vt, text, want))
+for e in errors[:40]:
+    print("  " + e, file=sys.stderr)
+if errors:
+    sys.exit(1)
+print("e2e_csv: .xlsx via LibreOffice: %d date cells, %d currency cells, %d numbers, %d texts equal "
+      "the CSV; header frozen, Notes sheet present" % (counts["date"], counts["money"],
+                                                       counts["number"], counts["text"]))
+PY
+  else
+    note "SKIP: .xlsx read back through LibreOffice: soffice is not installed"
+  fi
+fi
+
 note "ok ($(($(date +%s) - t_start)) s)"

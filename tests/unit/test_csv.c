@@ -29,7 +29,7 @@ static void test_record(void **state) {
     csv_end_record(&c);
     assert_int_equal(c.rc, ERR_OK);
     assert_string_equal(buf_str(&b), "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",,-3,"
-                                     "-1.500000,2026-11-29T15:04:05Z,\r\nx\r\n");
+                                     "-1.500000,2026-11-29 15:04:05,\r\nx\r\n");
     buf_release(&b);
 }
 
