@@ -27,10 +27,15 @@ struct store {
     enum store_mode mode;
     struct store_cached stmts[STORE_MAX_STMTS];
     int nstmts;
+    struct store_memo memo;
 };
 
 sqlite3 *store_db(struct store *s) {
     return s->db;
+}
+
+struct store_memo *store_memo(struct store *s) {
+    return &s->memo;
 }
 
 enum err store_fail(struct store *s, int rc, const char *what) {
@@ -162,6 +167,15 @@ static enum err exec(struct store *s, const char *sql, const char *what) {
     return ERR_OK;
 }
 
+static bool is_wal(sqlite3 *db) {
+    sqlite3_stmt *st = NULL;
+    bool wal = sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
+               sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+               strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+    sqlite3_finalize(st);
+    return wal;
+}
+
 int store_latest_version(void) {
     return schema_migrations_count ? schema_migrations[schema_migrations_count - 1].version : 0;
 }
@@ -260,6 +274,7 @@ enum err store_open(const char *path, enum store_mode mode, struct store **out, 
             goto out;
         if ((e = migrate(s, &applied)) != ERR_OK)
             goto out;
+        store_gen_watch(s->db, is_wal(s->db));
     } else {
         if ((e = exec(s, "PRAGMA foreign_keys=ON", "foreign_keys")) != ERR_OK ||
             (e = exec(s, "PRAGMA query_only=ON", "query_only")) != ERR_OK)

@@ -7,6 +7,7 @@
 #define SPOTLEDGER_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,6 +15,38 @@
 #include "store/store.h"
 
 sqlite3 *store_db(struct store *s);
+
+/* --- write generation and read memo (store_gen.c) ---------------------------
+ * The generation counts the commits of this process's writer, bumped after each
+ * commit is visible to readers. The store has one writer connection, in the
+ * service's own process (store.h); a value read under generation G is still right
+ * while the generation is G. Nothing is tracked (store_gen_current is false) until
+ * a writer in WAL mode is open, and never again once a writer is not in WAL mode;
+ * nor for a connection inside a transaction (it may see its own uncommitted
+ * writes, or an older snapshot). */
+void store_gen_watch(sqlite3 *db, bool wal); /* the writer, once open */
+bool store_gen_current(struct store *s, uint64_t *gen);
+
+#define STORE_MEMO_WINDOWS 8
+struct store_memo_window {
+    uint64_t gen; /* 0: empty */
+    int64_t from, to, v[2];
+};
+/* Per connection: the source clock and the latest window versions. */
+struct store_memo {
+    bool have_now;
+    uint64_t now_gen;
+    int64_t now;
+    struct store_memo_window win[STORE_MEMO_WINDOWS];
+    int next;
+};
+struct store_memo *store_memo(struct store *s);
+bool store_memo_now(struct store_memo *m, uint64_t gen, int64_t *now);
+void store_memo_set_now(struct store_memo *m, uint64_t gen, int64_t now);
+bool store_memo_window(struct store_memo *m, uint64_t gen, int64_t from, int64_t to,
+                       int64_t out[2]);
+void store_memo_set_window(struct store_memo *m, uint64_t gen, int64_t from, int64_t to,
+                           const int64_t v[2]);
 enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out);
 /* Steps a statement that returns no rows; resets it. ERR_DB (logged) on failure. */
 enum err store_exec_stmt(struct store *s, sqlite3_stmt *st);

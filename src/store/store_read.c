@@ -8,6 +8,15 @@ static const char SQL_SOURCE_NOW[] =
     "SELECT max(source_time) FROM poll_runs WHERE status = 'ok' AND source_time IS NOT NULL";
 
 enum err store_source_now(struct store *s, int64_t *out) {
+    uint64_t gen = 0;
+    bool tracked = store_gen_current(s, &gen);
+    int64_t now;
+    if (tracked && store_memo_now(store_memo(s), gen, &now)) {
+        if (now == INT64_MIN) /* no successful poll */
+            return ERR_NOTFOUND;
+        *out = now;
+        return ERR_OK;
+    }
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_SOURCE_NOW, &st);
     if (rc != ERR_OK)
@@ -18,12 +27,13 @@ enum err store_source_now(struct store *s, int64_t *out) {
         sqlite3_reset(st);
         return rc;
     }
-    if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-        sqlite3_reset(st);
-        return ERR_NOTFOUND;
-    }
-    *out = sqlite3_column_int64(st, 0);
+    now = store_col_or(st, 0, INT64_MIN);
     sqlite3_reset(st);
+    if (tracked)
+        store_memo_set_now(store_memo(s), gen, now);
+    if (now == INT64_MIN)
+        return ERR_NOTFOUND;
+    *out = now;
     return ERR_OK;
 }
 
@@ -136,6 +146,10 @@ static int64_t bound(struct store *s, const char *sql, enum err *rc) {
 }
 
 enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]) {
+    uint64_t gen = 0;
+    bool tracked = store_gen_current(s, &gen);
+    if (tracked && store_memo_window(store_memo(s), gen, from, to, out))
+        return ERR_OK;
     enum err rc;
     int64_t span = bound(s, SQL_SPAN_BOUND, &rc);
     if (rc != ERR_OK)
@@ -154,6 +168,8 @@ enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t
         out[0] = sqlite3_column_int64(st, 0);
         out[1] = sqlite3_column_int64(st, 1);
         rc = ERR_OK;
+        if (tracked)
+            store_memo_set_window(store_memo(s), gen, from, to, out);
     } else {
         rc = store_fail(s, r, "window version");
     }

@@ -49,6 +49,8 @@ static void test_cache(void **state) {
     respcache_release(&c);
 }
 
+static void unlink_db(const char *path);
+
 static int64_t day(int64_t d) {
     return d * 86400;
 }
@@ -100,18 +102,83 @@ static void test_window_version(void **state) {
     assert_int_equal(store_window_version(s, day(300), day(307), far2), ERR_OK);
     assert_true(far2[0] != far[0]);
     store_free(s);
-    unlink(path);
+    unlink_db(path);
+}
+
+static void unlink_db(const char *path) {
     char p2[64];
+    unlink(path);
     snprintf(p2, sizeof p2, "%s-wal", path);
     unlink(p2);
     snprintf(p2, sizeof p2, "%s-shm", path);
     unlink(p2);
 }
 
+static void add_poll(struct store *s, int64_t source_time) {
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status, "
+             "requests, items) VALUES ('do', 1, 1, %lld, 'ok', 1, 1)",
+             (long long)source_time);
+    exec_ok(s, sql);
+}
+
+/* The read memo (store_internal.h: the source clock and window versions are
+ * reused while the writer's commit generation is unchanged): a reader connection
+ * sees every commit of the writer at once, whether autocommit or a transaction,
+ * and a value read inside a rolled-back transaction is never reused. */
+static void test_read_memo(void **state) {
+    (void)state;
+    log_set_level(LOG_OFF);
+    char path[] = "/tmp/spotledger-memo-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct store *w = NULL, *r = NULL;
+    assert_int_equal(store_open(path, STORE_WRITER, &w, NULL), ERR_OK);
+    assert_int_equal(store_open(path, STORE_READER, &r, NULL), ERR_OK);
+    int64_t now = 0, v[2], v2[2];
+    assert_int_equal(store_source_now(r, &now), ERR_NOTFOUND);
+    assert_int_equal(store_source_now(r, &now), ERR_NOTFOUND); /* memoized "none" */
+    add_poll(w, 1000);                                         /* autocommit */
+    assert_int_equal(store_source_now(r, &now), ERR_OK);
+    assert_int_equal(now, 1000);
+    assert_int_equal(store_window_version(r, day(100), day(107), v), ERR_OK);
+    assert_int_equal(store_window_version(r, day(100), day(107), v2), ERR_OK);
+    assert_int_equal(v2[0], v[0]);
+    /* a transaction of the writer: seen after its commit */
+    assert_int_equal(store_begin(w), ERR_OK);
+    add_poll(w, 2000);
+    exec_ok(w, "INSERT INTO tasks(uid, job_uid, namespace, name, created_at, completed_at, "
+               "outcome, first_seen, last_seen) VALUES ('t9','j9','ns','job',8640000,8643600,"
+               "'succeeded',1,1)");
+    assert_int_equal(store_source_now(r, &now), ERR_OK);
+    assert_int_equal(now, 1000); /* not committed yet */
+    assert_int_equal(store_commit(w), ERR_OK);
+    assert_int_equal(store_source_now(r, &now), ERR_OK);
+    assert_int_equal(now, 2000);
+    assert_int_equal(store_window_version(r, day(100), day(107), v2), ERR_OK);
+    assert_true(v2[0] != v[0]); /* the task's days were marked */
+    /* the writer reads its own uncommitted row, then rolls back: not kept */
+    assert_int_equal(store_begin(w), ERR_OK);
+    add_poll(w, 3000);
+    assert_int_equal(store_source_now(w, &now), ERR_OK);
+    assert_int_equal(now, 3000);
+    store_rollback(w);
+    assert_int_equal(store_source_now(w, &now), ERR_OK);
+    assert_int_equal(now, 2000);
+    assert_int_equal(store_source_now(r, &now), ERR_OK);
+    assert_int_equal(now, 2000);
+    store_free(r);
+    store_free(w);
+    unlink_db(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_window_version),
+        cmocka_unit_test(test_read_memo),
     };
     return cmocka_run_group_tests_name("respcache", tests, NULL, NULL);
 }
