@@ -359,7 +359,7 @@ static const char *const pool_sizes[] = {"gpu-h100x8-640gb-spot", "gpu-h100x8-64
 static const int64_t pool_price[] = {10828800, 27072000, 27072000}; /* micro-$ per hour */
 #define NODE_LIFE (2 * 86400)
 
-int bench_gen_db(const char *path, long ntasks, long nnodes, uint64_t seed) {
+int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, uint64_t seed) {
     rng_state = seed;
     struct store *s = NULL;
     if (store_open(path, STORE_WRITER, &s, NULL) != ERR_OK) {
@@ -449,14 +449,24 @@ int bench_gen_db(const char *path, long ntasks, long nnodes, uint64_t seed) {
         sqlite3_bind_int64(no, 13, del < now ? del : now);
         rc = step(db, no);
     }
-    /* tasks: a tenth in the hot week, the rest evenly over the other weeks */
+    /* tasks: a tenth in the hot week, week_tasks (when > 0) in the normal week, the
+     * rest evenly over the other weeks */
     long hot = ntasks / 10;
+    if (week_tasks < 0 || week_tasks > ntasks - hot)
+        week_tasks = 0;
+    long fixed = hot + week_tasks;
+    int64_t rest = span - (week_tasks ? 2 : 1) * BENCH_WEEK - 20000;
     for (long i = 0; rc == 0 && i < ntasks; i++) {
         int64_t t0;
         if (i < hot) {
             t0 = BENCH_T0 + BENCH_HOT_WEEK * BENCH_WEEK + (int64_t)i * (BENCH_WEEK - 20000) / hot;
+        } else if (i < fixed) {
+            t0 = BENCH_T0 + BENCH_NORMAL_WEEK * BENCH_WEEK +
+                 (int64_t)(i - hot) * (BENCH_WEEK - 20000) / week_tasks;
         } else {
-            int64_t k = (int64_t)(i - hot) * (span - BENCH_WEEK - 20000) / (ntasks - hot);
+            int64_t k = ntasks > fixed ? (int64_t)(i - fixed) * rest / (ntasks - fixed) : 0;
+            if (week_tasks && k >= BENCH_NORMAL_WEEK * BENCH_WEEK)
+                k += BENCH_WEEK;
             t0 = BENCH_T0 + k + (k >= BENCH_HOT_WEEK * BENCH_WEEK ? BENCH_WEEK : 0);
         }
         char tuid[37], name[64];

@@ -21,7 +21,9 @@
  * continue tokens) into dir. Returns 0, or -1 with a message on stderr. */
 int bench_gen_k8s(const char *dir, long jobs, long pods, long limit, uint64_t seed);
 
-/* Creates the database at path (must not exist). Returns 0 or -1. */
-int bench_gen_db(const char *path, long tasks, long nodes, uint64_t seed);
+/* Creates the database at path (must not exist). When week_tasks > 0, exactly that
+ * many tasks start in BENCH_NORMAL_WEEK (the history-growth databases: the same week
+ * in more and more history). Returns 0 or -1. */
+int bench_gen_db(const char *path, long tasks, long nodes, long week_tasks, uint64_t seed);
 
 #endif

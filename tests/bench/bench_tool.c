@@ -1,7 +1,8 @@
 /* bench_tool — the in-process half of `make bench` (tests/bench/bench.sh runs it).
  *
  *   bench_tool gen-k8s DIR JOBS PODS LIMIT SEED     List pages (bench_gen.h)
- *   bench_tool gen-db PATH TASKS NODES SEED          a database in spotledger's schema
+ *   bench_tool gen-db PATH TASKS NODES SEED [WEEK]   a database in spotledger's schema
+ *                                                    (WEEK tasks in 2026-W20)
  *   bench_tool ingest DIR DB                         k8s_list_parse + store_k8s, page by
  *                                                    page, one transaction per page, as
  *                                                    the watcher's apply_page does
@@ -229,8 +230,9 @@ int main(int argc, char **argv) {
     if (argc == 7 && !strcmp(argv[1], "gen-k8s"))
         return bench_gen_k8s(argv[2], num(argv[3]), num(argv[4]), num(argv[5]),
                              strtoull(argv[6], NULL, 10)) != 0;
-    if (argc == 6 && !strcmp(argv[1], "gen-db"))
-        return bench_gen_db(argv[2], num(argv[3]), num(argv[4]), strtoull(argv[5], NULL, 10)) != 0;
+    if ((argc == 6 || argc == 7) && !strcmp(argv[1], "gen-db"))
+        return bench_gen_db(argv[2], num(argv[3]), num(argv[4]), argc == 7 ? num(argv[6]) : 0,
+                            strtoull(argv[5], NULL, 10)) != 0;
     if (argc == 4 && !strcmp(argv[1], "ingest"))
         return cmd_ingest(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "bare"))
