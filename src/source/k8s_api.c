@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
+#include "source/json_trim.h"
 
 /* --- json helpers ------------------------------------------------------------ */
 
@@ -105,23 +106,9 @@ static enum err parse_doc(const char *buf, size_t len, json_object **out) {
     json_tokener *tok = json_tokener_new_ex(K8S_JSON_DEPTH);
     if (!tok)
         return ERR_NOMEM;
-    json_object *o = json_tokener_parse_ex(tok, buf, (int)len);
-    enum json_tokener_error je = json_tokener_get_error(tok);
-    if (!o && je == json_tokener_continue) {
-        /* a bare trailing number needs the terminating NUL (json_tokener.h) */
-        o = json_tokener_parse_ex(tok, "", 1);
-        je = json_tokener_get_error(tok);
-    } else if (o) {
-        size_t end = json_tokener_get_parse_end(tok);
-        for (; end < len; end++) {
-            if (!isspace((unsigned char)buf[end])) {
-                json_object_put(o);
-                o = NULL;
-                je = json_tokener_error_parse_unexpected;
-                break;
-            }
-        }
-    }
+    /* managedFields are never read: not built either (json_trim.h) */
+    enum json_tokener_error je;
+    json_object *o = json_trim_parse(tok, buf, len, &je);
     json_tokener_free(tok);
     if (!o) {
         log_msg(LOG_DEBUG, "k8s_api: json parse failed: %s", json_tokener_error_desc(je));
