@@ -234,7 +234,7 @@ fuzz-smoke: deps
 
 # --- bench (tests/bench/README.md) -------------------------------------------
 # Optimised build; wrk and nginx-light are bench-only packages (not in DEB_PACKAGES).
-BENCH_PACKAGES := wrk nginx-light
+BENCH_PACKAGES := wrk nginx-light linux-perf
 bench-deps:
 	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(BENCH_PACKAGES)"
 

@@ -5,8 +5,11 @@
  *                                                    (WEEK tasks in 2026-W20)
  *   bench_tool ingest DIR DB                         k8s_list_parse + store_k8s, page by
  *                                                    page, one transaction per page, as
- *                                                    the watcher's apply_page does
+ *                                                    the watcher's apply_page; also
+ *                                                    the peak RSS after a tenth of the
+ *                                                    pages and at the end does
  *   bench_tool bare DIR                              json-c parse of the same pages only
+ *   bench_tool bare-trim DIR                         the same, fed around managedFields
  *   bench_tool summary DB FROM TO REPS               calc_run + report_summary_json, the
  *                                                    code path of GET /api/v1/summary
  *   bench_tool export DB FROM TO                     export_build (tasks CSV)
@@ -16,14 +19,17 @@
  * before the clock starts. */
 #include <dirent.h>
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench_gen.h"
 #include "query/calc.h"
 #include "query/export.h"
+#include "source/json_trim.h"
 #include "source/k8s_api.h"
 #include "base/log.h"
 #include "query/report.h"
@@ -34,6 +40,12 @@ static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The process's peak resident set (KiB), as the kernel counts it. */
+static long peak_rss_kib(void) {
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
 }
 
 struct page {
@@ -99,6 +111,7 @@ static int cmd_ingest(const char *dir, const char *dbpath) {
     if (store_open(dbpath, STORE_WRITER, &s, NULL) != ERR_OK)
         return 1;
     size_t items = 0, skipped = 0;
+    long rss_early = 0;
     double t0 = now_ms(), parse_ms = 0;
     enum k8s_kind prev = K8S_EVENT;
     for (size_t i = 0; i < n; i++) {
@@ -123,15 +136,19 @@ static int cmd_ingest(const char *dir, const char *dbpath) {
         items += l.n;
         skipped += l.skipped;
         k8s_list_release(&l);
+        if (i == n / 10)
+            rss_early = peak_rss_kib();
     }
     double total = now_ms() - t0;
     store_free(s);
-    printf("ingest_ms=%.1f parse_ms=%.1f pages=%zu items=%zu skipped=%zu bytes=%zu\n", total,
-           parse_ms, n, items, skipped, bytes);
+    printf("ingest_ms=%.1f parse_ms=%.1f pages=%zu items=%zu skipped=%zu bytes=%zu "
+           "rss_early_kib=%ld rss_end_kib=%ld\n",
+           total, parse_ms, n, items, skipped, bytes, rss_early, peak_rss_kib());
     return 0;
 }
 
-static int cmd_bare(const char *dir) {
+/* A bare json-c parse of the pages; trim: fed around managedFields (json_trim.h). */
+static int cmd_bare(const char *dir, bool trim) {
     size_t n, bytes;
     struct page *p = read_pages(dir, &n, &bytes);
     if (!p || !n)
@@ -140,15 +157,18 @@ static int cmd_bare(const char *dir) {
     size_t items = 0;
     for (size_t i = 0; i < n; i++) {
         json_tokener *tok = json_tokener_new_ex(K8S_JSON_DEPTH);
-        json_object *o = json_tokener_parse_ex(tok, p[i].data, (int)p[i].len);
+        enum json_tokener_error je;
+        json_object *o = trim ? json_trim_parse(tok, p[i].data, p[i].len, &je)
+                              : json_tokener_parse_ex(tok, p[i].data, (int)p[i].len);
         json_tokener_free(tok);
         json_object *arr;
         if (!o || !json_object_object_get_ex(o, "items", &arr))
-            return fprintf(stderr, "bench_tool: bare parse failed on page %zu\n", i), 1;
+            return fprintf(stderr, "bench_tool: parse failed on page %zu\n", i), 1;
         items += json_object_array_length(arr);
         json_object_put(o);
     }
-    printf("bare_ms=%.1f pages=%zu items=%zu bytes=%zu\n", now_ms() - t0, n, items, bytes);
+    printf("%s=%.1f pages=%zu items=%zu bytes=%zu\n", trim ? "trim_ms" : "bare_ms", now_ms() - t0,
+           n, items, bytes);
     return 0;
 }
 
@@ -236,7 +256,9 @@ int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "ingest"))
         return cmd_ingest(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "bare"))
-        return cmd_bare(argv[2]);
+        return cmd_bare(argv[2], false);
+    if (argc == 3 && !strcmp(argv[1], "bare-trim"))
+        return cmd_bare(argv[2], true);
     if (argc == 6 && !strcmp(argv[1], "summary"))
         return cmd_summary(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
                            (int)num(argv[5]));
