@@ -316,6 +316,12 @@ g=$(ratio "$last" "$first")
 row "history growth:$growth $lastn / first" "" "" "${g}x" "" "<= 1.2x (flat)" \
   "$(verdict "$g" 1.2 le)"
 
+# --- load: slow clients and faulty upstreams (issue 18; its own columns, one run) ---------
+{ echo; printf '%-44s %14s  %-30s %14s  %7s  %s\n' "load section" value baseline value ratio goal; } |
+  tee -a "$res"
+row() { printf '%-44s %14s  %-30s %14s  %7s  %s\n' "$1" "$2" "$3" "$4" "$5" "$6" | tee -a "$res"; }
+. "$root/tests/bench/bench_load.sh"
+
 # --- notes ----------------------------------------------------------------------------
 if [ -n "${perfpid:-}" ]; then
   wait "$perfpid" 2>/dev/null || true
