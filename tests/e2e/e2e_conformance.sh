@@ -127,6 +127,22 @@ else
   tail -1 "$tmp/do.out"
 fi
 
+# 6. /openapi/v2 and /openapi/v3 answer minimal but valid documents
+auth='Authorization: Bearer conf-token'
+doc=$(curl -sf --max-time 10 -H "$auth" "http://$http/openapi/v2" || true)
+# (jq -e on empty input succeeds, hence the -n/input form)
+printf '%s' "$doc" | jq -en 'input | .swagger == "2.0" and (.info.title | type) == "string" and
+  (.paths | type) == "object"' >/dev/null 2>&1 || fail "/openapi/v2 is not a Swagger 2.0 document"
+v3=$(curl -sf --max-time 10 -H "$auth" "http://$http/openapi/v3" |
+  jq -r '.paths["api/v1"].serverRelativeURL' 2>/dev/null || true)
+case "$v3" in
+/openapi/v3/api/v1*)
+  doc=$(curl -sf --max-time 10 -H "$auth" "http://$http$v3" || true)
+  printf '%s' "$doc" | jq -en 'input | (.openapi | startswith("3.")) and (.paths | type) == "object"' \
+    >/dev/null 2>&1 || fail "$v3 is not an OpenAPI 3 document";;
+*) fail "/openapi/v3 does not list api/v1 ($v3)";;
+esac
+
 # 5. kubectl
 if [ $have_kubectl = 0 ]; then
   echo "SKIP: kubectl not installed (apt-get install kubernetes-client); kubectl checks skipped"
