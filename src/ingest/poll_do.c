@@ -28,6 +28,7 @@ struct poll_do {
     struct http_client *http;
     struct store *db;
     pthread_mutex_t *lock;
+    bool pools_dead; /* the last pools poll got nothing at all (cluster, pools, sizes) */
     /* user hooks (tests), wrapped by ours */
     void (*user_sleep)(void *ctx, long ms);
     int64_t (*user_now)(void *ctx);
@@ -597,6 +598,7 @@ static enum err poll_pools(struct poll_do *p, bool force_sizes) {
     pages_release(&sizes);
     pages_release(&pools);
     do_cluster_release(&cluster);
+    p->pools_dead = !have_cluster && !have_pools && !have_sizes;
     if (r.n)
         log_msg(LOG_DEBUG, "do: poll done with %d problem%s", r.n, r.n == 1 ? "" : "s");
     return r.n ? r.first : ERR_OK;
@@ -756,8 +758,24 @@ enum err poll_do_once(struct poll_do *p, enum poll_do_what what) {
     return first;
 }
 
+/* The wait after a pools poll: the interval; after `fails` polls in a row that
+ * got nothing at all (the API looks dead; a partial failure does not count),
+ * doubled for each, up to 16 intervals or 10 minutes, whichever is less (never
+ * less than the interval), so a dead API is asked less and less often and a
+ * fast demo interval still recovers quickly (README "Limits"). */
+#define POLL_DO_FAIL_WAIT_MAX_MS (600 * 1000LL)
+static int64_t next_wait_ms(int interval_s, int fails) {
+    int64_t d = (int64_t)interval_s * 1000;
+    int64_t cap = 16 * d < POLL_DO_FAIL_WAIT_MAX_MS ? 16 * d : POLL_DO_FAIL_WAIT_MAX_MS;
+    if (cap < d)
+        cap = d;
+    for (int i = 0; i < fails && d < cap; i++)
+        d *= 2;
+    return d < cap ? d : cap;
+}
+
 int poll_do_run(struct poll_do *p) {
-    int polls = 0;
+    int polls = 0, pools_fails = 0;
     int64_t next_pools = pd_now(p), next_billing = next_pools;
     log_msg(LOG_INFO, "do: polling cluster '%s' every %d s (billing every %d s)", p->cluster_id,
             p->opt.poll_interval, p->opt.billing_interval);
@@ -766,8 +784,9 @@ int poll_do_run(struct poll_do *p) {
         if (now >= next_pools) {
             /* the schedule starts from the poll's start, so pacing waits inside a
              * slow poll shorten the next wait instead of adding to it */
-            next_pools = now + (int64_t)p->opt.poll_interval * 1000;
             poll_do_once(p, POLL_DO_POOLS);
+            pools_fails = p->pools_dead ? pools_fails + 1 : 0;
+            next_pools = now + next_wait_ms(p->opt.poll_interval, pools_fails);
             polls++;
         }
         if (pd_cancelled(p))

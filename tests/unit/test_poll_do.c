@@ -466,6 +466,7 @@ struct sim {
     int n, cap;
     int64_t end_ms;
     char *pools, *pools2, *sizes, *invoices, *items, *history, *balance;
+    bool dead; /* every request answered 500 */
 };
 
 static long sim_transport(void *ctx, const char *url, struct http_response *resp) {
@@ -474,6 +475,10 @@ static long sim_transport(void *ctx, const char *url, struct http_response *resp
         s->times[s->n] = s->clk.now;
     s->n++;
     resp->date = D1_T + s->clk.now / 1000;
+    if (s->dead) {
+        buf_puts(&resp->body, "{\"id\":\"server_error\",\"message\":\"down\"}");
+        return 500;
+    }
     const char *body = "{}";
     if (strstr(url, "/node_pools?page=2"))
         body = s->pools2;
@@ -580,6 +585,53 @@ static void test_rate_stays_under_do_limits(void **state) {
     free(s.balance);
 }
 
+/* issue 18: a dead DigitalOcean API (every request 500) for 6 simulated hours
+ * at the default intervals is not hammered. */
+static void test_dead_upstream_backs_off(void **state) {
+    struct fx *f = *state;
+    struct sim s = {.cap = 20000, .end_ms = 6 * 3600 * 1000, .dead = true};
+    s.times = calloc((size_t)s.cap, sizeof *s.times);
+    struct poll_do *pd = NULL;
+    struct poll_do_options o = {
+        .api_url = "https://api.digitalocean.com",
+        .token = TOKEN,
+        .cluster_id = CLUSTER,
+        .http = {.sleep_ms = sim_sleep,
+                 .sleep_ctx = &s,
+                 .now_ms = sim_now,
+                 .cancelled = sim_done,
+                 .transport = sim_transport,
+                 .transport_ctx = &s},
+    };
+    assert_int_equal(poll_do_new(&o, f->db, &f->lock, &pd), ERR_OK);
+    int polls = poll_do_run(pd);
+    int n = s.n < s.cap ? s.n : s.cap;
+    int first_hour = 0;
+    for (int i = 0; i < n; i++)
+        if (s.times[i] < 3600 * 1000)
+            first_hour++;
+    int last_hour = 0;
+    for (int i = 0; i < n; i++)
+        if (s.times[i] >= 5 * 3600 * 1000)
+            last_hour++;
+    printf("[   INFO   ] a dead API for 6 simulated hours: %d polls, %d requests, %d in the "
+           "first hour, %d in the last\n",
+           polls, s.n, first_hour, last_hour);
+    /* A failing poll makes 12 requests: 3 endpoints, each tried 4 times (before
+     * the change: 4,392 requests for 366 polls, 732 an hour, every hour). Pools
+     * polls are 60 s apart, doubled per poll that got nothing, up to 600 s: at 0, 120, 360, 840,
+     * 1440, 2040, 2640, 3240 s in the first hour (8), every 600 s later (6 an
+     * hour); billing stays hourly (its interval is above the 600 s cap), 1 an
+     * hour. First hour: (8 + 1) x 12 = 108; the sixth: (6 + 1) x 12 = 84; in all
+     * 108 + 5 x 84 = 528. */
+    assert_true(first_hour <= 108);
+    assert_true(last_hour <= 84);
+    assert_true(s.n <= 528);
+    assert_true(last_hour > 0); /* it still tries */
+    poll_do_free(pd);
+    free(s.times);
+}
+
 static void test_thread_start_stop(void **state) {
     struct fx *f = *state;
     struct poll_do *pd = NULL;
@@ -656,6 +708,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_billing_bad_input_keeps_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_never_logged_or_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rate_stays_under_do_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dead_upstream_backs_off, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thread_start_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wake_polls_now, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_rejects_missing, setup, teardown),
