@@ -513,6 +513,22 @@ static int64_t sim_now(void *ctx) {
     return ((struct sim *)ctx)->clk.now;
 }
 
+/* Options for a poller on simulated time and transport (intervals: defaults). */
+static struct poll_do_options sim_options(struct sim *s) {
+    struct poll_do_options o = {
+        .api_url = "https://api.digitalocean.com",
+        .token = TOKEN,
+        .cluster_id = CLUSTER,
+        .http = {.sleep_ms = sim_sleep,
+                 .sleep_ctx = s,
+                 .now_ms = sim_now,
+                 .cancelled = sim_done,
+                 .transport = sim_transport,
+                 .transport_ctx = s},
+    };
+    return o;
+}
+
 static int max_in_window(const int64_t *t, int n, int64_t window) {
     int best = 0, lo = 0;
     for (int hi = 0; hi < n; hi++) {
@@ -545,20 +561,10 @@ static void test_rate_stays_under_do_limits(void **state) {
     s.balance = strdup("{\"month_to_date_balance\":\"1.00\",\"account_balance\":\"0.00\","
                        "\"month_to_date_usage\":\"1.00\"}");
     struct poll_do *pd = NULL;
-    struct poll_do_options o = {
-        .api_url = "https://api.digitalocean.com",
-        .token = TOKEN,
-        .cluster_id = CLUSTER,
-        .poll_interval = 1,
-        .billing_interval = 3600,
-        .sizes_interval = 60, /* more requests than the default, on purpose */
-        .http = {.sleep_ms = sim_sleep,
-                 .sleep_ctx = &s,
-                 .now_ms = sim_now,
-                 .cancelled = sim_done,
-                 .transport = sim_transport,
-                 .transport_ctx = &s},
-    };
+    struct poll_do_options o = sim_options(&s);
+    o.poll_interval = 1;
+    o.billing_interval = 3600;
+    o.sizes_interval = 60; /* more requests than the default, on purpose */
     assert_int_equal(poll_do_new(&o, f->db, &f->lock, &pd), ERR_OK);
     int polls = poll_do_run(pd);
     int n = s.n < s.cap ? s.n : s.cap;
@@ -592,17 +598,7 @@ static void test_dead_upstream_backs_off(void **state) {
     struct sim s = {.cap = 20000, .end_ms = 6 * 3600 * 1000, .dead = true};
     s.times = calloc((size_t)s.cap, sizeof *s.times);
     struct poll_do *pd = NULL;
-    struct poll_do_options o = {
-        .api_url = "https://api.digitalocean.com",
-        .token = TOKEN,
-        .cluster_id = CLUSTER,
-        .http = {.sleep_ms = sim_sleep,
-                 .sleep_ctx = &s,
-                 .now_ms = sim_now,
-                 .cancelled = sim_done,
-                 .transport = sim_transport,
-                 .transport_ctx = &s},
-    };
+    struct poll_do_options o = sim_options(&s); /* the default intervals */
     assert_int_equal(poll_do_new(&o, f->db, &f->lock, &pd), ERR_OK);
     int polls = poll_do_run(pd);
     int n = s.n < s.cap ? s.n : s.cap;
