@@ -22,6 +22,10 @@ DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev lib
 	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui \
 	clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema libxlsxwriter-dev
 
+# kubectl (e2e_deploy renders deploy/kubernetes with `kubectl kustomize`): Debian's
+# kubernetes-client, only when no kubectl is on PATH already (another vendor's counts)
+DEB_PACKAGES += $(if $(shell command -v kubectl 2>/dev/null),,kubernetes-client)
+
 VERSION := 0.1.0
 
 # libxlsxwriter writes the .xlsx twins of the weekly CSV files (src/query/export_xlsx.h);
