@@ -427,9 +427,11 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 continue;
             if (!in_window(next->start_t, from, to, now))
                 continue;
+            /* a pod that started before this one was lost (a sibling of an N-completion
+             * Job) waited 0 s */
+            int64_t gap = next->start_t - px[i].lost_at;
             cr->restore_samples++;
-            cr->restore_total +=
-                next->start_t - px[i].lost_at + (next->restore_s > 0 ? next->restore_s : 0);
+            cr->restore_total += (gap > 0 ? gap : 0) + (next->restore_s > 0 ? next->restore_s : 0);
         }
     }
 
