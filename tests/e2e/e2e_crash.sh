@@ -32,6 +32,7 @@ pids=
 cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null || true; done; [ -n "${CRASH_KEEP:-}" ] && echo "kept $dir" >&2 || rm -rf "$dir"; }
 trap cleanup EXIT
 fail() { echo "e2e_crash: $*" >&2; exit 1; }
+. "$(dirname "$0")/settle.sh"
 printf 'crash-do-token\n' >"$dir/do-token"
 printf 'crash-kube-token\n' >"$dir/kube-token"
 printf 'crash-admin-token\n' >"$dir/admin-token"
@@ -84,12 +85,17 @@ awk -v n="$kills" -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < n; i++)
   printf "%.3f %.3f\n", 0.05 + rand() * 3.95, rand() * 1.5 }' >"$dir/schedule"
 
 # while the service lives, ask for re-exports of the week that closes mid-run, so
-# kills also land inside export writes (409 until the week is over)
+# kills also land inside export writes (409 until the week is over). Each answer is
+# logged as "<curl exit> <status>"; bounded by the stop file and by 600 s.
 exporter_loop() {
-  while [ ! -f "$dir/stop" ]; do
+  end=$(($(date +%s) + 600))
+  while [ ! -f "$dir/stop" ] && [ "$(date +%s)" -lt "$end" ]; do
     b=$(cat "$dir/base" 2>/dev/null || true)
-    [ -n "$b" ] && curl -s -o /dev/null --max-time 2 -X POST \
-      -H 'Authorization: Bearer crash-admin-token' "$b/api/v1/exports?week=2026-W46" || true
+    if [ -n "$b" ]; then
+      code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -X POST \
+        -H 'Authorization: Bearer crash-admin-token' "$b/api/v1/exports?week=2026-W46")
+      echo "$? $code" >>"$dir/exports.log"
+    fi
     sleep 0.05
   done
 }
@@ -112,8 +118,16 @@ done <"$dir/schedule"
 touch "$dir/stop"
 simnow=$(curl -s "http://$http/sim/status" | jq -r .now)
 partial=$(ls -a "$dir/exports" | grep -c '\.tmp-' || true)
-echo "e2e_crash: $n SIGKILLs done (sim clock now $simnow); $partial partial export file(s) left by kills"
+# kills inside export writes: once an export has been written (200), a request the
+# server died in the middle of (curl 52 empty reply / 56 receive failure) was one
+written=$(grep -c ' 200$' "$dir/exports.log" || true)
+cut=$(awk '$2 == "200" { w = 1 } w && ($1 == 52 || $1 == 56) { n++ } END { print n + 0 }' \
+  "$dir/exports.log")
+echo "e2e_crash: $n SIGKILLs done (sim clock now $simnow); $written exports written," \
+  "$cut killed inside an export request; $partial partial export file(s) left by kills"
 [ "$n" -eq "$kills" ] || fail "only $n kills"
+[ "$cut" -ge 1 ] || fail "no kill landed inside an export write ($written exports written):" \
+  "$(sort "$dir/exports.log" | uniq -c | tr '\n' ' ')"
 
 # --- the final clean start ------------------------------------------------------
 start_ledger
@@ -136,7 +150,7 @@ while :; do
   i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not catch up in 60 s: $st"
   sleep 0.1
 done
-sleep 3
+settle "$base" "do k8s" 30 || fail "no second poll of the final state"
 
 # the final figures equal the truth
 curl -sf "$base/api/v1/summary?window=$start,$until" | jq -S 'del(.now) | del(.reconciliation)' >"$dir/got.summary"

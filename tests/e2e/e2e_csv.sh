@@ -60,6 +60,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "e2e_csv: FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/settle.sh"
 note() { echo "e2e_csv: $*"; }
 for c in curl jq sqlite3 python3; do
   command -v "$c" >/dev/null || fail "$c is not installed"
@@ -123,7 +124,7 @@ while :; do
   i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not catch up in 60 s: $st"
   sleep 0.1
 done
-sleep 3 # the last polls of the final state
+settle "$base" "do k8s do_billing" 30 || fail "no second poll of the final state"
 
 # The exporter looks for closed weeks every minute and whenever it is woken; "poll
 # now" (admin) wakes it, so the test need not wait for its next round.

@@ -48,6 +48,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "e2e_dashboard: FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/settle.sh"
 note() { echo "e2e_dashboard: $*"; }
 
 command -v curl >/dev/null || fail "curl is not installed"
@@ -102,7 +103,7 @@ start_stack() {
       i=$((i + 1)); [ $i -le 240 ] || fail "the demo week did not complete in 120 s: $(tail -n 3 "$dir/run.out")"
       sleep 0.5
     done
-    sleep 3 # the last polls of the final state
+    settle "$base" "do k8s" 30 || fail "no second poll of the final state"
   else
     "${SPOTLEDGER_BIN:?}" --no-kube --listen 127.0.0.1:0 --db "$dir/ledger.db" --web-dir "$root/web" \
       >"$dir/ledger.out" 2>"$dir/ledger.err" &
@@ -296,9 +297,16 @@ if [ -z "$match" ]; then
 fi
 nfig=$(wc -l <"$dir/figures.tsv" | tr -d ' ')
 note "cards: $nfig figures match /api/v1/summary exactly"
-cheap=$(grep -c 'data-cheapest="true"' "$dir/dom.html" || true)
-[ "$cheap" -ge 1 ] || [ "$(jq '[.configurations[] | select(.cost_per_successful_task != null)] | length' "$dir/summary$match.json")" = 0 ] ||
-  fail "no card is marked cheapest"
+# the cards marked cheapest are exactly those with the lowest cost per successful task
+want_cheap=$(jq -r '[.configurations[] | select(.cost_per_successful_task != null)] as $c
+  | ($c | map(.cost_per_successful_task) | min) as $m
+  | $c[] | select(.cost_per_successful_task == $m) | .configuration + ":" + (.basis // "measured")' \
+  "$dir/summary$match.json" | sort | tr '\n' ' ')
+got_cheap=$(grep -o 'data-configuration="[^"]*" data-basis="[^"]*" data-cheapest="true"' "$dir/dom.html" |
+  sed 's/data-configuration="\([^"]*\)" data-basis="\([^"]*\)".*/\1:\2/' | sort | tr '\n' ' ')
+[ "$got_cheap" = "$want_cheap" ] ||
+  fail "cards marked cheapest: '$got_cheap'; the summary's lowest cost per successful task: '$want_cheap'"
+note "cheapest: $got_cheap"
 
 paint=$(sed -n 's/.*<body[^>]*data-first-paint-ms="\([0-9]*\)".*/\1/p' "$dir/dom.html" | head -n 1)
 [ -n "$paint" ] || fail "<body> has no data-first-paint-ms"

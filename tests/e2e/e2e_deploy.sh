@@ -270,7 +270,11 @@ export TASK_ID=t CHECKPOINT_DIR="$tmp/ck" TOTAL_WORK_SECONDS=4 CHECKPOINT_EVERY=
 # bash itself in the background (not a subshell), so SIGTERM reaches its trap
 bash "$tmp/task.sh" 2>>"$tmp/task.err" &
 tp=$!
-sleep 2.5
+# mid-way = after its first checkpoint (2 units of 1 s): poll for it, bounded (10 s)
+i=0
+while [ ! -s "$tmp/ck/t.progress" ] && [ $i -lt 100 ] && kill -0 "$tp" 2>/dev/null; do
+  sleep 0.1; i=$((i + 1))
+done
 kill -TERM "$tp" 2>/dev/null
 wait "$tp"
 rc=$?

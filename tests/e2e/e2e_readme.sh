@@ -39,6 +39,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "e2e_readme: FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/settle.sh"
 note() { echo "e2e_readme: $*"; }
 
 for c in bash curl jq python3; do command -v "$c" >/dev/null || fail "$c is not installed"; done
@@ -67,7 +68,7 @@ until grep -q 'the simulated week is complete' "$dir/run.out" &&
   i=$((i + 1)); [ $i -le 300 ] || fail "no complete week with its files in run/exports after 150 s: $(ls "$dir/run/exports")"
   sleep 0.5
 done
-sleep 3 # the last polls of the final state
+settle "$base" "do k8s" 30 || fail "no second poll of the final state"
 note "demo up on port $port; the week's files: $(cd "$dir/run/exports" && ls | tr '\n' ' ')"
 
 # Was the demo's ingest complete? Under heavy machine load the simulator's clock

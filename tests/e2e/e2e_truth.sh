@@ -20,6 +20,7 @@ pids=
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
 fail() { echo "e2e_truth: $*" >&2; exit 1; }
+. "$(dirname "$0")/settle.sh"
 printf 'truth-do-token\n' >"$dir/do-token"
 printf 'truth-kube-token\n' >"$dir/kube-token"
 
@@ -76,7 +77,7 @@ run_case() {
     i=$((i + 1)); [ $i -le 600 ] || fail "$name: spotledger did not catch up in 60 s: $st"
     sleep 0.1
   done
-  sleep 3
+  settle "$base" "do k8s do_billing" 30 || fail "$name: no second poll of the final state"
 
   w="window=$start,$until"
   curl -sf "$base/api/v1/summary?$w" >"$d/summary.json"

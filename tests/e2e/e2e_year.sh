@@ -24,9 +24,12 @@
 #    clock under-reports a slow API (measured: 812 ms "virtual" for a load that
 #    took 2,123 ms real).
 # 3. THE BOUND: 1000 ms, the issue's acceptance bound, measured by the page's own
-#    clock; the test fails when a median exceeds it. The machine's load average is
-#    printed beside each figure: other jobs on the 2 CPUs slow the page as much as
-#    the data does.
+#    clock, on an idle machine. Other jobs on the CPUs slow the page as much as the
+#    data does, so the gate is the bound times the run-queue share the page had to
+#    wait behind: 1000 ms x max(1, load average / CPUs), the 1-minute load read at
+#    the end of the three loads. The test FAILS when a median exceeds that gate
+#    (E2E_YEAR_BOUND_MS overrides the 1000 ms). Both the bound and the gate are
+#    printed beside each figure.
 #
 # Timing is measured on optimised binaries: a sanitizer build (make test runs
 # everything under ASan/UBSan) is 3-10x slower and says nothing about what a user
@@ -40,7 +43,7 @@ root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 sim=${SPOTSIM_BIN:-$root/build/spotsim}
 ledger=${SPOTLEDGER_BIN:-$root/build/spotledger}
 speed=${E2E_YEAR_SPEED:-262800}
-bound_ms=1000 # the issue's acceptance bound (page clock, first meaningful paint)
+bound_ms=${E2E_YEAR_BOUND_MS:-1000} # the issue's acceptance bound (page clock, first paint)
 dir=$(mktemp -d)
 sim_pid=
 ledger_pid=
@@ -63,6 +66,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "e2e_year: FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/settle.sh"
 note() { echo "e2e_year: $*"; }
 for c in curl jq sqlite3 python3; do
   command -v "$c" >/dev/null || fail "$c is not installed"
@@ -132,7 +136,7 @@ while :; do
   [ $i -le 400 ] || fail "spotledger did not ingest the year within 200 s (source clock $(echo "$st" | jq -r .now))"
   sleep 0.5
 done
-sleep 2 # the last polls of the final state
+settle "$base" "do k8s do_billing" 60 || fail "no second poll of the final state"
 t_ingested=$(date +%s)
 counts=$(sqlite3 "file:$dir/ledger.db?mode=ro" \
   "SELECT (SELECT count(*) FROM tasks) || ' tasks, ' || (SELECT count(*) FROM attempts) ||
@@ -167,8 +171,12 @@ measure() {
     walls="${walls:-} $3"
   done
   median=$(printf '%s\n' $runs | sort -n | sed -n 2p)
-  note "first meaningful paint, $name: median $median ms (page clock; runs:$runs ms; real time from navigate to cards seen:$walls ms; load average $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs)"
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  gate=$(awk -v b="$bound_ms" -v l="$load" -v n="$(nproc)" 'BEGIN { f = l / n; if (f < 1) f = 1; printf "%d", b * f }')
+  note "first meaningful paint, $name: median $median ms (page clock; runs:$runs ms; real time from navigate to cards seen:$walls ms; load average $load on $(nproc) CPUs: gate $gate ms)"
   walls=
+  [ "$median" -le "$gate" ] ||
+    fail "$name: median first paint $median ms is over the gate $gate ms ($bound_ms ms x max(1, load $load / $(nproc) CPUs))"
 }
 measure "default window (last 7 days)" ""
 fmp_default=$median
@@ -178,9 +186,8 @@ t_api=$(curl -s -o /dev/null -w '%{time_total}' --max-time 60 "$base/api/v1/summ
 note "for reference: GET /api/v1/summary for the year answers in ${t_api} s"
 
 # --- 3. the figures against the acceptance bound -----------------------------------
-# Reported, not asserted: a timing in make test would pass or fail with the load of
-# the machine (README: speed goals live in make bench). What is asserted above is
-# that the overview paints its cards over a year of data, in both windows.
+# Asserted in measure() against the load-scaled gate (see 3. at the top); here each
+# median is also set beside the plain 1000 ms bound.
 verdict() { [ "$1" -le "$bound_ms" ] && echo "within" || echo "OVER"; }
 note "total $(($(date +%s) - t_start)) s"
 note "ok: first meaningful paint, default window $fmp_default ms ($(verdict "$fmp_default") the $bound_ms ms bound), year window $fmp_year ms ($(verdict "$fmp_year") it)"

@@ -9,6 +9,7 @@ The working tree is never touched.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,8 @@ def log(msg):
 
 class Copy:
     def __init__(self, keep=False):
+        # SIGTERM (e.g. a timeout around make mutants) still removes the scratch copy
+        signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
         self.dir = tempfile.mkdtemp(prefix="spotledger-mut-")
         self.keep = keep
         files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
