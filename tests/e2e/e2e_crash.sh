@@ -92,13 +92,15 @@ exporter_loop() {
   while [ ! -f "$dir/stop" ] && [ "$(date +%s)" -lt "$end" ]; do
     b=$(cat "$dir/base" 2>/dev/null || true)
     if [ -n "$b" ]; then
+      rc=0
       code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 -X POST \
-        -H 'Authorization: Bearer crash-admin-token' "$b/api/v1/exports?week=2026-W46")
-      echo "$? $code" >>"$dir/exports.log"
+        -H 'Authorization: Bearer crash-admin-token' "$b/api/v1/exports?week=2026-W46") || rc=$?
+      echo "$rc $code" >>"$dir/exports.log"
     fi
     sleep 0.05
   done
 }
+: >"$dir/exports.log"
 exporter_loop &
 pids="$pids $!"
 
