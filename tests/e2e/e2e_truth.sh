@@ -8,7 +8,8 @@
 #
 # Cases: the 12 h scenario with one reclaim; the same with no reclaim; many
 # reclaims with checkpointing; a 60 s TTL with fast pod GC through dropped
-# watches, 410s and duplicate events; and the first again through every fault spotsim
+# watches, 410s and duplicate events; a label-only Spot pool with CPU pods on GPU
+# nodes; a node crossing 672 h in a month; and the first again through every fault spotsim
 # injects (20 % 5xx, 10 % 429, 5 % truncated bodies, dropped watches, 410s on
 # watches, duplicate events) — the fault suite of the proof issue.
 set -eu
@@ -177,6 +178,12 @@ run_case many-reclaims "$fx/many_reclaims.json"
 # node: outcomes exist only in the watch stream (the Kubernetes issue's acceptance)
 run_case short-ttl "$fx/short_ttl.json" --fault-watch-drop 0.05 --fault-watch-410 0.05 \
   --fault-watch-dup 0.1
+# issue 16's scenarios, checked against the oracle: a Spot pool known only by its label (its
+# size has no -spot twin: the counterfactual falls back to the 8-GPU fallback size, per GPU),
+# CPU-only pods on GPU nodes (share 0); and a Spot node living all of March (744 h), whose
+# last 72 h are free (the 672 h cap) while tasks run there
+run_case oracle-cases "$fx/oracle_cases.json"
+run_case month-cap "$fx/month_cap.json" --speed 30000
 run_case faults "$fx/small.json" --fault-5xx 0.2 --fault-429 0.1 --fault-truncate 0.05 \
   --fault-watch-drop 0.05 --fault-watch-410 0.05 --fault-watch-dup 0.1
 faults=$(jq -c '.faults_injected' "$dir/faults/sim.status")
