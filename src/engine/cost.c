@@ -324,28 +324,24 @@ static int64_t nth_largest(int64_t *v, size_t k, int64_t n) {
     return v[n - 1];
 }
 
-/* Counterfactual On-Demand work of one winning attempt (cost.h). */
-static enum err cf_winner(struct cost_ctx *x, const struct cost_task *task, int g,
-                          const struct cost_attempt *a, const struct held_rt *h) {
+/* Counterfactual On-Demand work of one winning attempt (cost.h), priced later. */
+static enum err cf_winner(struct cost_ctx *x, int g, const struct cost_attempt *a,
+                          const struct held_rt *h) {
     const struct cost_node_rt *rt = &x->nrt[a->node];
-    int64_t work;
+    struct cost_cf_sample smp = {.pool = rt->pool,
+                                 .group = g,
+                                 .at = a->started_at ? a->started_at : h->s,
+                                 .gpus = a->gpu_request};
     if (a->work_seconds >= 0) {
-        work = a->work_seconds;
+        smp.work = a->work_seconds;
         x->cf_reported[g]++;
     } else {
         int64_t run0 = a->started_at ? a->started_at : h->s;
         int64_t run1 = a->finished_at ? a->finished_at : h->e;
-        work = max64(0, run1 - run0);
+        smp.work = max64(0, run1 - run0);
         x->cf_runtime[g]++;
     }
-    int64_t num, den, w;
-    share_of(rt, a, &num, &den);
-    if (__builtin_mul_overflow(work, num * (rt->d / den), &w) ||
-        !add_ok(&x->cfw[(size_t)a->node * 2 + (size_t)task->config], w))
-        return ERR_TOOBIG;
-    x->prt[rt->pool].cf_tasks[task->config]++;
-    x->prt[rt->pool].cf_work[task->config] += work;
-    return ERR_OK;
+    return buf_append(&x->cf, &smp, sizeof smp);
 }
 
 static enum err task_pass(struct cost_ctx *x) {
@@ -542,7 +538,7 @@ static enum err task_pass(struct cost_ctx *x) {
                 const struct cost_attempt *a = AT(i);
                 if (!hr[i - lo].win || a->node < 0)
                     continue; /* unpriced */
-                if ((rc = cf_winner(x, task, g, a, &hr[i - lo])) != ERR_OK)
+                if ((rc = cf_winner(x, g, a, &hr[i - lo])) != ERR_OK)
                     return rc;
             }
         }
@@ -617,16 +613,6 @@ static enum err price_nodes(struct cost_ctx *x) {
                     return rc;
                 r->configs[g].useful_at_on_demand += re;
             }
-        }
-        /* counterfactual, priced once per node */
-        for (int c = 0; c < 2; c++) {
-            int64_t cw = x->cfw[i * 2 + (size_t)c], v = 0;
-            if (cw && od) {
-                rc = div_round((i128)cw * od, (i128)3600 * rt->d, &v);
-                if (rc != ERR_OK)
-                    return rc;
-            }
-            r->configs[c].counterfactual_cost += v;
         }
         r->nodes_total += nr->total;
         r->allocated_total += alloc;
@@ -735,9 +721,6 @@ static enum err finish_configs(struct cost_ctx *x) {
             cr->counterfactual_cost = 0;
             continue;
         }
-        for (size_t p = 0; p < x->np; p++)
-            if (x->prt[p].od_rate)
-                cr->counterfactual_tasks += x->prt[p].cf_tasks[c];
         if (cr->counterfactual_tasks && cr->tasks_succeeded && cr->counterfactual_cost) {
             int64_t cf_pt, pt;
             rc = money_muldiv(cr->counterfactual_cost, 1, cr->counterfactual_tasks, &cf_pt);
@@ -748,16 +731,7 @@ static enum err finish_configs(struct cost_ctx *x) {
             if (rc != ERR_OK)
                 return rc;
         }
-        if (cr->selected) {
-            cf->tasks_priced += cr->counterfactual_tasks;
-            cf->cost += cr->counterfactual_cost;
-        }
     }
-    for (size_t p = 0; p < x->np; p++)
-        if (x->prt[p].od_rate)
-            for (int c = 0; c < 2; c++)
-                if (r->configs[c].selected)
-                    cf->work_seconds += x->prt[p].cf_work[c];
     for (int c = 0; c < 2; c++) {
         if (!r->configs[c].selected)
             continue;
@@ -791,7 +765,7 @@ static void ctx_release(struct cost_ctx *x) {
     free(x->nrt);
     free(x->prt);
     free(x->w);
-    free(x->cfw);
+    buf_release(&x->cf);
     free(x->pool_secs);
     free(x->tgroup);
     free(x->toff);
@@ -811,6 +785,7 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
     memset(&x, 0, sizeof x);
     for (int g = 0; g < COST_NGROUP; g++)
         buf_init(&x.samples[g], 0);
+    buf_init(&x.cf, 0);
     x.in = in;
     x.q = q;
     x.np = in->n_pools + 1;
@@ -835,7 +810,6 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
     x.nrt = zalloc(in->n_nodes, sizeof *x.nrt, &rc);
     x.prt = zalloc(x.np, sizeof *x.prt, &rc);
     x.w = zalloc(in->n_nodes * COST_NCLASS, sizeof *x.w, &rc);
-    x.cfw = zalloc(in->n_nodes * 2, sizeof *x.cfw, &rc);
     x.pool_secs = zalloc(x.np * COST_NGROUP, sizeof *x.pool_secs, &rc);
     x.tgroup = zalloc(in->n_tasks, sizeof *x.tgroup, &rc);
     x.toff = zalloc(in->n_tasks + 1, sizeof *x.toff, &rc);
@@ -900,6 +874,8 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
         goto out;
     cost_resolve_od_rates(&x);
     rc = price_nodes(&x);
+    if (rc == ERR_OK)
+        rc = cost_counterfactual(&x);
     if (rc != ERR_OK)
         goto out;
     rc = finish_configs(&x);

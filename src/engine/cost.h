@@ -195,6 +195,15 @@ struct cost_attempt { /* attempts (one pod) */
     int64_t checkpoint_seconds; /* -1 absent */
 };
 
+/* A size's list price from a given source time on (size_prices: each observed
+ * change); sorted by (size, at). gpus: the size's GPU count (0 none/unknown). */
+struct cost_price {
+    const char *size;
+    int64_t at;
+    int64_t price_hourly; /* µ$/h */
+    int64_t gpus;
+};
+
 struct cost_input {
     const struct cost_pool *pools;
     size_t n_pools;
@@ -206,9 +215,15 @@ struct cost_input {
      * as loaded) is fastest, the task pass then reads them sequentially. */
     const struct cost_attempt *attempts;
     size_t n_attempts;
+    /* Price history for the counterfactual; NULL/0: every task is unpriced. */
+    const struct cost_price *prices;
+    size_t n_prices;
 };
 
-/* Counterfactual size mapping (--on-demand-size SPOT=OD), with the OD price. */
+/* Counterfactual size mapping (--on-demand-size SPOT=OD, then every listed size
+ * as the twin of "<slug>-spot"), with the OD size's latest price (that price
+ * only re-prices useful cost for the break-even figure; the counterfactual
+ * takes the price in force from cost_input.prices). */
 struct cost_od_size {
     const char *spot_size;
     const char *od_size;

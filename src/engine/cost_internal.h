@@ -29,11 +29,20 @@ struct cost_pool_rt {
     int64_t nodes;
     int64_t min_start, min_end, max_end; /* node billable start, deletions */
     bool all_ended;
-    int32_t reclaim;                 /* index into ctx cand, -1 none */
-    int64_t od_rate;                 /* On-Demand µ$/h for the counterfactual; 0 unknown */
-    int64_t galloc[COST_NGROUP];     /* allocated cost per group */
-    int64_t ckpt_sum, ckpt_n;        /* reported checkpoint_seconds */
-    int64_t cf_tasks[2], cf_work[2]; /* counterfactual, spot and fallback */
+    int32_t reclaim;             /* index into ctx cand, -1 none */
+    int64_t od_rate;             /* On-Demand µ$/h for the counterfactual; 0 unknown */
+    int64_t galloc[COST_NGROUP]; /* allocated cost per group */
+    int64_t ckpt_sum, ckpt_n;    /* reported checkpoint_seconds */
+    int32_t od_lo, od_hi;        /* counterfactual OD size: its rows in prices */
+};
+
+/* One winner of a successful spot/fallback task in W, priced after the task pass. */
+struct cost_cf_sample {
+    int32_t pool;  /* the winner's node's pool row */
+    int32_t group; /* configuration group */
+    int64_t at;    /* when it ran: container start, else held start */
+    int64_t work;  /* work seconds */
+    int64_t gpus;  /* GPUs requested */
 };
 
 struct cost_group_acc {
@@ -56,7 +65,7 @@ struct cost_ctx {
     struct cost_node_rt *nrt;
     struct cost_pool_rt *prt;
     int64_t *w;         /* [node][class] share-seconds x d */
-    int64_t *cfw;       /* [node][spot|fallback] counterfactual work x share x d */
+    struct buf cf;      /* counterfactual samples (struct cost_cf_sample) */
     int64_t *pool_secs; /* [pool][group] attempt seconds */
     uint8_t *tgroup;    /* [task] group */
     int32_t *toff;      /* [task + 1] offsets into ord */
@@ -77,6 +86,9 @@ enum err cost_reclaim_candidates(struct cost_ctx *x);
 void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,
                            int64_t lost, int64_t resumed, int32_t task);
 void cost_resolve_od_rates(struct cost_ctx *x);
+/* Prices the counterfactual samples (after the task pass): configs[].
+ * counterfactual_cost/_tasks and result.counterfactual's cost, priced, work. */
+enum err cost_counterfactual(struct cost_ctx *x);
 enum err cost_reclaim_finish(struct cost_ctx *x);
 enum err cost_advice_build(struct cost_ctx *x);
 

@@ -149,6 +149,138 @@ void cost_resolve_od_rates(struct cost_ctx *x) {
     }
 }
 
+/* ---- the counterfactual (docs/cost-model.md "Pure On-Demand") ---------------- */
+
+__extension__ typedef __int128 i128;
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The rows [*lo, *hi) of size in the sorted price history; -1 when absent. */
+static void price_rows(const struct cost_input *in, const char *size, int32_t *lo, int32_t *hi) {
+    *lo = *hi = -1;
+    for (size_t k = 0; size && k < in->n_prices; k++) {
+        bool same = in->prices[k].size && strcmp(in->prices[k].size, size) == 0;
+        if (!same && *lo >= 0)
+            break; /* sorted by size: its rows are one run */
+        if (!same)
+            continue;
+        if (*lo < 0)
+            *lo = (int32_t)k;
+        *hi = (int32_t)k + 1;
+    }
+}
+
+/* The On-Demand size of each pool: its own when not spot; for a spot pool the
+ * --on-demand-size mapping (then the "-spot" twin), else the size of the non-spot
+ * GPU pool fallback tasks held longest in the window. */
+static void resolve_od_sizes(struct cost_ctx *x) {
+    const struct cost_input *in = x->in;
+    const struct cost_query *q = x->q;
+    bool *gpu = calloc(in->n_pools + 1, sizeof *gpu);
+    for (size_t i = 0; gpu && i < in->n_nodes; i++)
+        if ((size_t)x->nrt[i].pool < in->n_pools && x->nrt[i].gpu > 0)
+            gpu[x->nrt[i].pool] = true;
+    int64_t fb_best = 0;
+    const char *fb_size = NULL;
+    for (size_t p = 0; p < in->n_pools; p++) {
+        if (in->pools[p].capacity != COST_CAP_ON_DEMAND || !gpu || !gpu[p])
+            continue;
+        int64_t s = x->pool_secs[p * COST_NGROUP + COST_FALLBACK] +
+                    x->pool_secs[p * COST_NGROUP + COST_NCONFIG + COST_FALLBACK];
+        if (s > fb_best) {
+            fb_best = s;
+            fb_size = in->pools[p].size;
+        }
+    }
+    free(gpu);
+    for (size_t p = 0; p < x->np; p++) {
+        x->prt[p].od_lo = x->prt[p].od_hi = -1;
+        if (p == in->n_pools)
+            continue;
+        const struct cost_pool *pool = &in->pools[p];
+        const char *od = NULL;
+        if (pool->capacity != COST_CAP_SPOT) {
+            od = pool->size;
+        } else {
+            for (size_t k = 0; pool->size && k < q->n_od_sizes && !od; k++)
+                if (q->od_sizes[k].spot_size && !strcmp(q->od_sizes[k].spot_size, pool->size))
+                    od = q->od_sizes[k].od_size;
+            size_t n = pool->size ? strlen(pool->size) : 0, ks = strlen("-spot");
+            if (!od && n > ks && !strcmp(pool->size + n - ks, "-spot")) {
+                char twin[256]; /* the slug without "-spot", if it is listed */
+                if (n - ks < sizeof twin) {
+                    memcpy(twin, pool->size, n - ks);
+                    twin[n - ks] = '\0';
+                    price_rows(in, twin, &x->prt[p].od_lo, &x->prt[p].od_hi);
+                    if (x->prt[p].od_lo >= 0)
+                        continue;
+                }
+            }
+            if (!od)
+                od = fb_size;
+        }
+        price_rows(in, od, &x->prt[p].od_lo, &x->prt[p].od_hi);
+    }
+}
+
+enum err cost_counterfactual(struct cost_ctx *x) {
+    const struct cost_input *in = x->in;
+    struct cost_result *r = x->r;
+    resolve_od_sizes(x);
+    int64_t l = 1; /* lcm of the GPU counts: one exact denominator */
+    for (size_t k = 0; k < in->n_prices; k++) {
+        int64_t g = in->prices[k].gpus;
+        if (g > 0 && l < (INT64_C(1) << 20))
+            l = l / gcd64(l, g) * g;
+    }
+    i128 num[COST_NCONFIG] = {0};
+    int64_t priced[COST_NCONFIG] = {0}, work[COST_NCONFIG] = {0};
+    size_t n = x->cf.len / sizeof(struct cost_cf_sample);
+    const struct cost_cf_sample *v = (const struct cost_cf_sample *)(const void *)x->cf.data;
+    for (size_t i = 0; i < n; i++) {
+        const struct cost_cf_sample *smp = &v[i];
+        const struct cost_pool_rt *pr = &x->prt[smp->pool];
+        if (pr->od_lo < 0 || smp->gpus <= 0 || smp->group >= COST_NCONFIG)
+            continue;          /* unpriced */
+        int32_t k = pr->od_lo; /* the price in force when it ran (else the first known) */
+        for (int32_t j = pr->od_lo; j < pr->od_hi && in->prices[j].at <= smp->at; j++)
+            k = j;
+        const struct cost_price *pp = &in->prices[k];
+        if (pp->gpus <= 0 || pp->price_hourly <= 0 || l % pp->gpus != 0)
+            continue;
+        num[smp->group] += (i128)smp->work * smp->gpus * pp->price_hourly * (l / pp->gpus);
+        priced[smp->group]++;
+        work[smp->group] += smp->work;
+    }
+    i128 sel = 0;
+    i128 den = (i128)l * 3600;
+    for (int c = 0; c < 2; c++) {
+        struct cost_config_result *cr = &r->configs[c];
+        i128 q = (num[c] + den / 2) / den; /* >= 0: half away from zero */
+        if (q > INT64_MAX)
+            return ERR_TOOBIG;
+        cr->counterfactual_cost = (int64_t)q;
+        cr->counterfactual_tasks = priced[c];
+        if (!(x->q->configs == 0 || (x->q->configs & (1u << c))))
+            continue;
+        sel += num[c];
+        r->counterfactual.tasks_priced += priced[c];
+        r->counterfactual.work_seconds += work[c];
+    }
+    i128 q = (sel + den / 2) / den;
+    if (q > INT64_MAX)
+        return ERR_TOOBIG;
+    r->counterfactual.cost = (int64_t)q;
+    return ERR_OK;
+}
+
 /* ---- timelines ---------------------------------------------------------------- */
 
 static int cmp_reclaim(const void *a, const void *b) {
@@ -184,8 +316,9 @@ enum err cost_reclaim_finish(struct cost_ctx *x) {
         int64_t ref = rc->first_signal_at ? rc->first_signal_at : rc->gone_at;
         for (size_t i = 0; i < in->n_nodes; i++) {
             const struct cost_node_rt *nt = &x->nrt[i];
+            /* replacement: a non-spot node with GPUs (a CPU node cannot run the task) */
             if ((size_t)nt->pool < in->n_pools &&
-                in->pools[nt->pool].capacity == COST_CAP_ON_DEMAND && nt->s >= ref)
+                in->pools[nt->pool].capacity == COST_CAP_ON_DEMAND && nt->gpu > 0 && nt->s >= ref)
                 rc->fallback_ready_at = min_nz(rc->fallback_ready_at, nt->s);
         }
         rc->signal_to_gone_seconds = since(rc->first_signal_at, rc->gone_at);

@@ -175,7 +175,7 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
         };
     }
     free(task_map);
-    ti->in = (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na};
+    ti->in = (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na, NULL, 0};
 }
 
 void sim_truth_input_release(struct sim_truth_input *ti) {

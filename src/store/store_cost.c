@@ -22,6 +22,7 @@ void store_cost_free(struct store_cost_data *d) {
     free(d->task_names);
     free(d->attempts);
     free(d->od_sizes);
+    free(d->prices);
     store_arena_free(d->arena);
     free(d);
 }
@@ -34,7 +35,8 @@ static const char SQL_POOLS[] =
 /* Nodes whose billable life [start, end + 60 s) may touch [from, to). */
 static const char SQL_NODES[] =
     "SELECT name, pool_id, price_hourly_micro, created_at, ready_at, k8s_deleted_at, "
-    " do_deleted_at, not_ready_at, cordoned_at, gpu_allocatable, cpu_allocatable_milli "
+    " do_deleted_at, not_ready_at, cordoned_at, gpu_allocatable, cpu_allocatable_milli, "
+    " k8s_uid IS NOT NULL AND ready_at IS NULL "
     "FROM nodes WHERE coalesce(ready_at, created_at, first_seen) < ?2 "
     " AND (coalesce(k8s_deleted_at, do_deleted_at) IS NULL "
     "      OR min(coalesce(k8s_deleted_at, do_deleted_at), coalesce(do_deleted_at, k8s_deleted_at))"
@@ -86,9 +88,15 @@ static const char SQL_ONE_ATTEMPTS[] = "SELECT " ATTEMPT_COLS " FROM attempts WH
 /* The nodes one task's attempts used. */
 static const char SQL_TASK_NODES[] =
     "SELECT name, pool_id, price_hourly_micro, created_at, ready_at, k8s_deleted_at, "
-    " do_deleted_at, not_ready_at, cordoned_at, gpu_allocatable, cpu_allocatable_milli "
+    " do_deleted_at, not_ready_at, cordoned_at, gpu_allocatable, cpu_allocatable_milli, "
+    " k8s_uid IS NOT NULL AND ready_at IS NULL "
     "FROM nodes WHERE name IN (SELECT node_name FROM attempts WHERE task_uid = ?1) "
     "ORDER BY name";
+
+/* The price history (each observed change, its source time) with GPU counts. */
+static const char SQL_PRICES[] =
+    "SELECT sp.slug, sp.observed_at, sp.price_hourly_micro, coalesce(s.gpu_count, 0) "
+    "FROM size_prices sp LEFT JOIN sizes s ON s.slug = sp.slug ORDER BY sp.slug, sp.observed_at";
 
 /* Ready transitions of every node, for its NotReady spells. */
 static const char SQL_SPELLS[] =
@@ -145,6 +153,8 @@ static enum err read_nodes(struct store *s, sqlite3_stmt *st, struct store_cost_
         n->cordoned_at = col_time(st, 8);
         n->gpu_allocatable = store_col_or(st, 9, 0);
         n->cpu_allocatable_milli = store_col_or(st, 10, 0);
+        if (sqlite3_column_int(st, 11))
+            n->created_at = 0; /* Kubernetes never saw it Ready: not billed (decision 3) */
         if (n->gpu_allocatable < 0)
             n->gpu_allocatable = 0;
         if (n->cpu_allocatable_milli < 0)
@@ -591,6 +601,26 @@ static enum err load_od_prices(struct store *s, struct store_cost_data *d) {
     return rc;
 }
 
+static enum err load_prices(struct store *s, struct store_cost_data *d) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_PRICES, &st);
+    if (rc != ERR_OK)
+        return rc;
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(d->prices, d->in.n_prices, cap);
+        struct cost_price *p = &d->prices[d->in.n_prices++];
+        p->size = store_arena_col(&d->arena, st, 0);
+        p->at = sqlite3_column_int64(st, 1);
+        p->price_hourly = sqlite3_column_int64(st, 2);
+        p->gpus = sqlite3_column_int64(st, 3);
+    }
+    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load price history");
+    sqlite3_reset(st);
+    return rc;
+}
+
 /* Loads pools, then nodes (task_uid NULL: by window; else the task's), then
  * tasks with their attempts, then prices. */
 static enum err load(struct store *s, int64_t from, int64_t to, const char *task_uid,
@@ -625,6 +655,8 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     }
     if (rc == ERR_OK)
         rc = load_od_prices(s, d);
+    if (rc == ERR_OK)
+        rc = load_prices(s, d);
     cost_index_free(pool_ix);
     cost_index_free(node_ix);
     if (rc != ERR_OK) {
@@ -635,6 +667,7 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     d->in.nodes = d->nodes;
     d->in.tasks = d->tasks;
     d->in.attempts = d->attempts;
+    d->in.prices = d->prices;
     *out = d;
     return ERR_OK;
 }

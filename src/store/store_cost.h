@@ -29,6 +29,7 @@ struct store_cost_data {
     const char **task_names; /* [n_tasks]: the Job name (NULL when the task row is unknown) */
     struct cost_attempt *attempts;
     struct cost_od_size *od_sizes; /* On-Demand price of each spot size, from size_prices */
+    struct cost_price *prices;     /* the price history (in.prices) */
     size_t n_od_sizes;
     struct store_arena *arena;
 };

@@ -29,7 +29,9 @@ struct fx {
     struct cost_node nodes[MAXN];
     struct cost_task tasks[MAXN];
     struct cost_attempt attempts[MAXN];
-    size_t np, nn, nt, na;
+    struct cost_price prices[MAXN];
+    size_t np, nn, nt, na, nprices;
+    bool own_prices; /* prices set by the case (else auto_prices) */
     struct cost_query q;
     struct cost_result *r;
 };
@@ -103,8 +105,28 @@ static struct cost_attempt *add_attempt(struct fx *f, int32_t task, int32_t node
     return a;
 }
 
+/* The size list every case prices its counterfactual from, unless it sets
+ * its own: each pool's size at its price since forever, with the GPU count of
+ * its first node (the sizes spotledger would have read from /v2/sizes). */
+static void auto_prices(struct fx *f) {
+    f->nprices = 0;
+    for (size_t p = 0; p < f->np; p++) {
+        int64_t gpus = 0;
+        for (size_t n = 0; n < f->nn && !gpus; n++)
+            if (f->nodes[n].pool == (int32_t)p)
+                gpus = f->nodes[n].gpu_allocatable;
+        f->prices[f->nprices++] = (struct cost_price){.size = f->pools[p].size,
+                                                      .at = 0,
+                                                      .price_hourly = f->pools[p].price_hourly,
+                                                      .gpus = gpus};
+    }
+}
+
 static enum err run(struct fx *f) {
-    struct cost_input in = {f->pools, f->np, f->nodes, f->nn, f->tasks, f->nt, f->attempts, f->na};
+    if (!f->own_prices)
+        auto_prices(f);
+    struct cost_input in = {f->pools, f->np,       f->nodes, f->nn,     f->tasks,
+                            f->nt,    f->attempts, f->na,    f->prices, f->nprices};
     cost_result_free(f->r);
     f->r = NULL;
     return cost_compute(&in, &f->q, &f->r);
@@ -1080,6 +1102,66 @@ static void test_v2_n_completion_job(void **state) {
     assert_int_equal(c->interruptions, 1);
 }
 
+/* Item 6, per-GPU On-Demand rate: the worked example with --on-demand-size
+ * gpu-x-spot=gpu-x8, an 8-GPU size at $28.80/h ($3.60 per GPU). J1 (1 GPU, on
+ * the spot pool) worked 3600 s: 3600 x 1 GPU x 28.80 / 8 / 3600 = 3.600; J2 and
+ * J3 won on F (gpu-x, its own size, $3.60/h, 1 GPU): 1680 + 3600 s = 5.280.
+ * Counterfactual 8.880 (v1 used J1's share of the whole 8-GPU price:
+ * 3600 x 28.80 / 3600 = 28.800, total 34.080). */
+static void test_v2_counterfactual_per_gpu(void **state) {
+    struct fx *f = *state;
+    worked_example(f);
+    auto_prices(f);
+    f->prices[f->nprices++] = (struct cost_price){"gpu-x8", 0, 28800000, 8};
+    /* one run of rows per size */
+    f->own_prices = true;
+    static const struct cost_od_size map[1] = {{"gpu-x-spot", "gpu-x8", 28800000}};
+    f->q.od_sizes = map;
+    f->q.n_od_sizes = 1;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->counterfactual.tasks_priced, 3);
+    assert_int_equal(f->r->counterfactual.cost, 8880000);
+    assert_int_equal(f->r->counterfactual.cost_per_successful_task, 2960000);
+}
+
+/* Item 9, prices as a history: gpu-x is $3.60/h until T0 + 2 d, then $7.20/h.
+ * The worked example ran on day 1: its counterfactual keeps the price in force
+ * then, 8880 s x 1000 µ$/s = 8.880, before and after the change is observed
+ * (v1 took the latest list price: 17.760). */
+static void test_v2_price_in_force(void **state) {
+    struct fx *f = *state;
+    worked_example(f);
+    f->own_prices = true;
+    f->prices[0] = (struct cost_price){"gpu-x", 0, 3600000, 1};
+    f->nprices = 1;
+    assert_int_equal(run(f), ERR_OK);
+    assert_int_equal(f->r->counterfactual.cost, 8880000);
+    f->prices[1] = (struct cost_price){"gpu-x", T0 + 2 * DAY, 7200000, 1};
+    f->nprices = 2;
+    f->q.now = T0 + 3 * DAY;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->counterfactual.cost, 8880000);
+}
+
+/* Item 10, replacement delay: after the worked example's reclaim (S gone at
+ * 7200, no earlier signal) a system CPU node of an on-demand pool is Ready at
+ * 7230 and a fallback GPU node F2 at 7350. The replacement is the first node
+ * that can run the task: delay 7350 - 7200 = 150 s (v1: the CPU node, 30 s). */
+static void test_v2_replacement_delay_gpu(void **state) {
+    struct fx *f = *state;
+    worked_example(f);
+    int32_t sys = add_pool(f, "pool-sys", "s-2vcpu", COST_CAP_ON_DEMAND, 36000);
+    add_node(f, "sys-1", sys, 0, 7230, -1, 0, 2000);
+    add_node(f, "F2", 1, 3600000, 7350, -1, 1, 8000);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->n_reclaims, 1);
+    assert_int_equal(f->r->reclaims[0].fallback_ready_at, T0 + 7350);
+    assert_int_equal(f->r->reclaims[0].replacement_delay_seconds, 150);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_worked_example, fx_setup, fx_teardown),
@@ -1113,6 +1195,9 @@ int main(void) {
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_not_ready_spells, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_n_completion_job, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_counterfactual_per_gpu, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_price_in_force, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_replacement_delay_gpu, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("cost", tests, NULL, NULL);
 }

@@ -39,7 +39,11 @@ static struct cost_attempt attempt(int32_t task, int32_t node, int64_t sched, in
                                  .checkpoint_seconds = -1};
 }
 
-/* DESIGN.md's worked example (see test_cost.c for the arithmetic). */
+/* The size list: gpu-x, 1 GPU, $3.60/h since forever (the counterfactual's
+ * On-Demand price history). */
+static const struct cost_price PRICES[1] = {{"gpu-x", 0, 3600000, 1}};
+
+/* The worked example of docs/cost-model.md (see test_cost.c for the arithmetic). */
 static int setup(void **state) {
     struct world *w = calloc(1, sizeof *w);
     assert_non_null(w);
@@ -80,7 +84,7 @@ static int setup(void **state) {
     w->attempts[2] = attempt(1, 1, 7260, 7320, 9000, COST_PHASE_SUCCEEDED);
     w->attempts[2].restore_seconds = 120;
     w->attempts[3] = attempt(2, 1, 60, 60, 3660, COST_PHASE_SUCCEEDED);
-    struct cost_input in = {w->pools, 2, w->nodes, 2, w->tasks, 3, w->attempts, 4};
+    struct cost_input in = {w->pools, 2, w->nodes, 2, w->tasks, 3, w->attempts, 4, PRICES, 1};
     struct cost_query q = {.from = T0, .to = T0 + 86400, .now = T0 + 86400};
     assert_int_equal(cost_compute(&in, &q, &w->r), ERR_OK);
     buf_init(&w->out, 0);
@@ -225,7 +229,7 @@ static void test_too_big(void **state) {
 /* Filtered to on-demand only: no counterfactual entry, one configuration. */
 static void test_filtered(void **state) {
     struct world *w = *state;
-    struct cost_input in = {w->pools, 2, w->nodes, 2, w->tasks, 3, w->attempts, 4};
+    struct cost_input in = {w->pools, 2, w->nodes, 2, w->tasks, 3, w->attempts, 4, PRICES, 1};
     struct cost_query q = {
         .from = T0, .to = T0 + 86400, .now = T0 + 86400, .configs = 1u << COST_ON_DEMAND};
     struct cost_result *r = NULL;
@@ -258,7 +262,7 @@ static void test_order_independent(void **state) {
     memcpy(attempts, w->attempts, sizeof attempts);
     for (int i = 0; i < 4; i++)
         attempts[i].node = 1 - attempts[i].node;
-    struct cost_input in = {pools, 2, nodes, 2, w->tasks, 3, attempts, 4};
+    struct cost_input in = {pools, 2, nodes, 2, w->tasks, 3, attempts, 4, PRICES, 1};
     struct cost_query q = {.from = T0, .to = T0 + 86400, .now = T0 + 86400};
     struct cost_result *r2 = NULL;
     assert_int_equal(cost_compute(&in, &q, &r2), ERR_OK);
