@@ -187,7 +187,7 @@ static void resolve_od_sizes(struct cost_ctx *x) {
     for (size_t i = 0; gpu && i < in->n_nodes; i++)
         if ((size_t)x->nrt[i].pool < in->n_pools && x->nrt[i].gpu > 0)
             gpu[x->nrt[i].pool] = true;
-    int64_t fb_best = 0;
+    int64_t fb_best = -1;
     const char *fb_size = NULL;
     for (size_t p = 0; p < in->n_pools; p++) {
         if (in->pools[p].capacity != COST_CAP_ON_DEMAND || !gpu || !gpu[p])
@@ -247,7 +247,7 @@ enum err cost_counterfactual(struct cost_ctx *x) {
     for (size_t i = 0; i < n; i++) {
         const struct cost_cf_sample *smp = &v[i];
         const struct cost_pool_rt *pr = &x->prt[smp->pool];
-        if (pr->od_lo < 0 || smp->gpus <= 0 || smp->group >= COST_NCONFIG)
+        if (pr->od_lo < 0 || smp->group >= COST_NCONFIG)
             continue;          /* unpriced */
         int32_t k = pr->od_lo; /* the price in force when it ran (else the first known) */
         for (int32_t j = pr->od_lo; j < pr->od_hi && in->prices[j].at <= smp->at; j++)

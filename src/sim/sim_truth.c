@@ -57,6 +57,10 @@ static int64_t by(int64_t t, int64_t at) {
     return t == SIM_NEVER || t > at ? 0 : t;
 }
 
+static int cmp_price(const void *a, const void *b) {
+    return strcmp(((const struct cost_price *)a)->size, ((const struct cost_price *)b)->size);
+}
+
 void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_truth_input *ti) {
     const struct sim_scenario *sc = w->sc;
     memset(ti, 0, sizeof *ti);
@@ -175,7 +179,14 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
         };
     }
     free(task_map);
-    ti->in = (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na, NULL, 0};
+    /* the size list (one price per size, in force from the start) */
+    struct cost_price *prices = xcalloc((size_t)sc->nsizes + 1, sizeof *prices);
+    for (int z = 0; z < sc->nsizes; z++)
+        prices[z] =
+            (struct cost_price){sc->sizes[z].slug, 0, sc->sizes[z].price_hourly, sc->sizes[z].gpus};
+    qsort(prices, (size_t)sc->nsizes, sizeof *prices, cmp_price);
+    ti->in =
+        (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na, prices, (size_t)sc->nsizes};
 }
 
 void sim_truth_input_release(struct sim_truth_input *ti) {
@@ -183,6 +194,7 @@ void sim_truth_input_release(struct sim_truth_input *ti) {
     free((void *)ti->in.nodes);
     free((void *)ti->in.tasks);
     free((void *)ti->in.attempts);
+    free((void *)ti->in.prices);
     free(ti->task_uids);
     free(ti->node_map);
     free(ti->pool_map);

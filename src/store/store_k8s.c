@@ -332,13 +332,18 @@ enum err store_k8s_put_pod(struct store *s, const struct k8s_pod *p, int64_t del
     for (int k = 0; k < 3; k++)
         if (own[k] > latest)
             latest = own[k];
-    /* a stream's Date (its start) can precede what the object shows */
-    int64_t deleted = deleted_at && deleted_at < latest ? latest : deleted_at;
     int64_t requested = 0;
     if (p->meta.deletion_at)
         requested = p->meta.deletion_at - (p->meta.deletion_grace > 0 ? p->meta.deletion_grace : 0);
     else
         requested = deleted_at;
+    /* a stream's Date (its start) can precede what the object shows, and a
+     * removal never precedes its own request: raise it to both */
+    int64_t deleted = deleted_at;
+    if (deleted && deleted < latest)
+        deleted = latest;
+    if (deleted && deleted < requested)
+        deleted = requested;
     store_bind_text(st, 1, p->meta.uid);
     store_bind_text(st, 2, task);
     store_bind_text(st, 3, p->job_uid);
