@@ -84,7 +84,7 @@ static struct cost_attempt *attempt(struct fx *f, int32_t t, int64_t s, int64_t 
 }
 
 static const struct cost_config_result *run(struct fx *f) {
-    struct cost_input in = {&f->pool, 1, &f->node, 1, f->tasks, f->nt, f->att, f->na};
+    struct cost_input in = {&f->pool, 1, &f->node, 1, f->tasks, f->nt, f->att, f->na, NULL, 0};
     cost_result_free(f->r);
     f->r = NULL;
     assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
@@ -194,7 +194,7 @@ static void test_unseen_end_clipped_at_completion(void **state) {
 static void test_bad_input(void **state) {
     struct fx *f = *state;
     attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 500), 0, 500, COST_PHASE_SUCCEEDED);
-    struct cost_input in = {&f->pool, 0, &f->node, 1, f->tasks, f->nt, f->att, f->na};
+    struct cost_input in = {&f->pool, 0, &f->node, 1, f->tasks, f->nt, f->att, f->na, NULL, 0};
     struct cost_result *r = NULL;
     assert_int_equal(cost_compute(&in, &f->q, &r), ERR_INVAL); /* node.pool 0, 0 pools */
     assert_null(r);
