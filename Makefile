@@ -5,7 +5,8 @@
 #   make test       every test under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make unit       the C unit tests alone (sanitized), no end-to-end scripts
 #   make layers     includes only go downward by layer (src/layers.txt, src/README.md)
-#   make deps       install missing Debian packages (idempotent, fast when all present)
+#   make deps       install missing build/run Debian packages (idempotent, fast when all present);
+#                   the test targets also install the test-only ones (make test-deps)
 #   make coverage   line coverage per file and per layer, unit and e2e (gcovr)
 #   make mutants    mutation check of src/engine and src/query against the unit tests
 #   make planted    each planted bug (tests/mutate/planted.py) fails a test of make test
@@ -16,15 +17,21 @@
 # one cmocka binary each, linked against both libraries.
 
 PKG_CONFIG ?= pkg-config
-PKGS := libmicrohttpd libcurl json-c sqlite3 gnutls
-DEB_PACKAGES := make gcc clang-format libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
-	libjson-c-dev libsqlite3-dev libcmocka-dev libgnutls28-dev sqlite3 jq curl \
-	ca-certificates libjs-chart.js yq prometheus chromium python3 libreoffice-calc-nogui \
-	clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema libxlsxwriter-dev
+# Each binary links what it uses: only spotsim serves TLS (GnuTLS).
+PKGS := libmicrohttpd libcurl json-c sqlite3
+SIM_PKGS = $(PKGS) gnutls
+# What `make` and `make run` need (build and run); `make test` and the other test
+# targets also install TEST_PACKAGES (test-deps), which a plain build never does.
+# (curl and jq: the README's examples against `make run`)
+DEB_PACKAGES := make gcc libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
+	libjson-c-dev libsqlite3-dev libgnutls28-dev ca-certificates libjs-chart.js curl jq \
+	libxlsxwriter-dev
+TEST_PACKAGES := clang-format libcmocka-dev sqlite3 yq prometheus chromium python3 \
+	libreoffice-calc-nogui clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema
 
 # kubectl (e2e_deploy renders deploy/kubernetes with `kubectl kustomize`): Debian's
 # kubernetes-client, only when no kubectl is on PATH already (another vendor's counts)
-DEB_PACKAGES += $(if $(shell command -v kubectl 2>/dev/null),,kubernetes-client)
+TEST_PACKAGES += $(if $(shell command -v kubectl 2>/dev/null),,kubernetes-client)
 
 VERSION := 0.1.0
 
@@ -70,7 +77,8 @@ SAN_FLAGS := --coverage
 endif
 
 LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
-PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS))
+SIM_LIBS = $(shell $(PKG_CONFIG) --libs $(SIM_PKGS)) -lpthread -lm
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(SIM_PKGS))
 ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
@@ -87,7 +95,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: oracle all deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
+.PHONY: oracle all deps test-deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
 	fuzz-bins coverage planted mutants
 .DEFAULT_GOAL := all
 
@@ -108,6 +116,10 @@ deps:
 	  { $$SUDO apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null && $$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $$missing; } || \
 	  { echo "deps: could not install:$$missing" >&2; exit 1; }; \
 	fi
+
+# The test-only packages (TEST_PACKAGES), after the build ones.
+test-deps: deps
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(TEST_PACKAGES)"
 
 # --- build ------------------------------------------------------------------
 $(BUILD)/%.o: %.c
@@ -137,11 +149,11 @@ $(BUILD)/spotledger: $(BUILD)/src/main.o $(BUILD)/libspotledger.a
 
 $(BUILD)/spotsim: $(BUILD)/src/sim/sim_main.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
 	@echo "  LD      $@"
-	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SIM_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libspotsim.a $(BUILD)/libspotledger.a
 	@echo "  LD      $@"
-	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SIM_LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 # copy then rename: replacing a running binary in place fails with ETXTBSY
 spotledger: $(BUILD)/spotledger
@@ -157,7 +169,7 @@ run: all
 # Builds the ASan+UBSan binaries and the fuzz harnesses, then tests/run_tests.sh runs
 # every part (layers, format check, fuzz smoke, unit binaries, end-to-end scripts) and ends
 # with one line "N passed, N failed, N skipped".
-test: deps
+test: test-deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined test-bins
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) MAKE="$(MAKE)" sh tests/run_tests.sh build/san
@@ -165,12 +177,12 @@ test: deps
 check: test
 
 # The property test and e2e_truth with the oracle as a gate (docs/oracle.md).
-oracle: deps
+oracle: test-deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined build/san/tests/test_oracle \
 	  build/san/spotledger build/san/spotsim
 	@build/san/tests/test_oracle
 
-unit: deps
+unit: test-deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit-bins
 	@TEST_PARTS=unit sh tests/run_tests.sh build/san
 
@@ -183,7 +195,7 @@ layers:
 test-bins: $(TEST_BIN) $(BUILD)/spotledger $(BUILD)/spotsim
 unit-bins: $(TEST_BIN)
 
-valgrind: deps
+valgrind: test-deps
 	@$(MAKE) --no-print-directory test-bins
 	@for t in $(BUILD)/tests/test_*; do \
 	  [ -x "$$t" ] || continue; \
@@ -194,7 +206,7 @@ valgrind: deps
 # make coverage: unit binaries, then unit + e2e, built with --coverage; gcovr HTML
 # and text per file and per layer in build/coverage/{unit,all}/. Too slow for make
 # test (a third build of everything), so it is its own target.
-coverage: deps
+coverage: test-deps
 	@$(MAKE) --no-print-directory COVERAGE=1 test-bins
 	@sh tests/coverage.sh build/cov
 
@@ -203,13 +215,13 @@ coverage: deps
 # spaced subset beyond it); report in build/mutants/report.txt.
 MUTANTS_BUDGET ?= 1800
 MUTANTS_MAX ?= 400
-mutants: deps
+mutants: test-deps
 	@MUTANTS_BUDGET=$(MUTANTS_BUDGET) MUTANTS_MAX=$(MUTANTS_MAX) MAKE="$(MAKE)" \
 	  python3 tests/mutate/mutants.py
 
 # make planted: each bug of tests/mutate/planted.py, alone in a scratch copy, must fail
 # a unit test of make test (about 3 minutes).
-planted: deps
+planted: test-deps
 	@MAKE="$(MAKE)" python3 tests/mutate/planted.py
 
 
@@ -228,11 +240,11 @@ build/fuzz/fuzz_%: build/fuzz/tests/fuzz/fuzz_%.o build/fuzz/libspotledger.a
 .PRECIOUS: build/fuzz/tests/fuzz/%.o $(BUILD)/tests/unit/%.o
 fuzz-bins: $(FUZZ_BIN)
 
-fuzz: deps
+fuzz: test-deps
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@sh tests/fuzz/run_fuzz.sh $(FUZZ_SECONDS)
 
-fuzz-smoke: deps
+fuzz-smoke: test-deps
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-bins
 	@sh tests/fuzz/run_fuzz.sh $(FUZZ_SMOKE_SECONDS)
 
