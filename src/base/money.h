@@ -1,6 +1,6 @@
 /* money — integer micro-dollars (1 USD = 1,000,000 µ$) in and out of text.
  *
- * Money never passes through double (DESIGN.md): DigitalOcean's decimal strings
+ * Money never passes through double (docs/cost-model.md): DigitalOcean's decimal strings
  * ("23.44") and JSON number literals (0.00744) are parsed digit by digit, and
  * output is printed digit by digit. Pure; thread rule: any thread.
  *

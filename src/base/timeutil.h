@@ -1,7 +1,7 @@
 /* timeutil — calendar arithmetic on int64 Unix seconds, UTC only.
  *
  * Pure: nothing here reads the clock (callers pass `now`). Every observation
- * time in spotledger is the source's clock (DESIGN.md "Source time").
+ * time in spotledger is the source's clock (docs/cost-model.md "Sources and time").
  * Thread rule: any thread. */
 #ifndef SPOTLEDGER_TIMEUTIL_H
 #define SPOTLEDGER_TIMEUTIL_H

@@ -113,7 +113,7 @@ struct advice_job { /* one Job (all completion indexes of an Indexed Job) */
     int64_t tasks_failed;
     int64_t outcomes_lost; /* tasks deleted before their outcome was seen */
     int64_t attempts;
-    int64_t interrupted;        /* attempts ended by a disruption (DESIGN.md) */
+    int64_t interrupted;        /* attempts ended by a disruption (docs/cost-model.md) */
     int64_t checkpoint_reports; /* attempts whose report had checkpoint_seconds */
     int64_t last_seen;
 };

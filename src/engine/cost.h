@@ -1,6 +1,6 @@
 /* cost — the cost model: what one successful task costs per configuration.
  *
- * Pure (DESIGN.md "The cost model is pure"): no I/O, no clock, no globals, no SQL.
+ * Pure (docs/cost-model.md): no I/O, no clock, no globals, no SQL.
  * Input is plain arrays in memory (filled from SQLite by store, or by spotsim from
  * its own event log); output is integer micro-dollars and counts. Cross references
  * are array indices, never strings, so the hot loops never compare strings;
@@ -15,79 +15,28 @@
  *    pool's unattributed idle, exactly (largest-remainder split, cost_split);
  *  - sum of configuration costs + excluded_cost + unattributed_idle == nodes_total.
  *
- * Decisions the normative model (DESIGN.md) leaves open, as finance would want them:
- *  - Money is accrued when it is spent: a window gets the node-seconds that fall in
- *    it; successes and failures are counted in the window holding the task's
- *    completed_at. A task spanning the window edge contributes cost to both windows
- *    and its success to the window where it completed.
- *  - Windows are additive: the billable seconds of adjacent windows sum to the
- *    node's billable seconds (up to 1 µ$ of rounding per window and node).
- *  - 60 s minimum: the node is billed as if it lived max(duration, 60 s) from its
- *    billable start, so the extra seconds fall right after its real end (into the
- *    next window if the end is at a window edge). A node still alive is billed at
- *    least 60 s as soon as it is Ready (the minimum is owed from that moment).
- *    The "$0.01 minimum" alternative is not applied (60 s of a GPU node is more).
- *  - 672-hour cap: per calendar month (UTC) the first 672 billable hours of the
- *    node in that month are billed and the rest of the month is free; a window
- *    gets the billed seconds that fall in it.
- *  - Open intervals (node alive, attempt running) end at `now`; nothing after
- *    `now` is billed except the 60 s minimum above.
- *  - Attempt interval = [PodScheduled (else pod creation, else first container
- *    start), earliest of finished_at / pod deletion / node deletion). With none of
- *    these, a finished task's completed_at ends it; otherwise it is open (`now`).
- *  - Share: GPU request / GPU allocatable when the pod requests GPUs and the node
- *    has them; otherwise CPU request / CPU allocatable; a node with neither
- *    allocatable known counts as a share of 1; requests above allocatable count as
- *    1; a pod requesting nothing has share 0. When the shares held on a node
- *    exceed the node (bad or overlapping data), allocated cost is scaled down to
- *    the node total so idle never goes negative.
+ * The model, with every decision, is docs/cost-model.md (version 2); the node
+ * billed amount is model/billing.h. Engineering notes:
+ *  - Windows are additive: the billed seconds of adjacent windows sum to the
+ *    node's billed seconds (up to 1 µ$ of rounding per window and node).
+ *  - Open intervals (node alive, attempt running) end at `now`.
  *  - Per node, allocated cost is rounded once (Σ share-seconds × rate) and split
  *    over (configuration group × kind) by largest remainder: class totals are
  *    exact; no per-attempt rounding accumulates.
- *  - Kinds of allocated cost, by the attempt's state known at `now`: useful
- *    (succeeded attempt), restore (the first restore_seconds after the container
- *    start of a succeeded attempt that reported them), wasted (ended, did not
- *    succeed), running (not ended at `now`). cost = useful + restore + wasted +
- *    running + idle share. Overhead = (wasted + restore + idle) / useful.
- *  - Idle split: a pool's idle goes to the configuration groups in proportion to
- *    their allocated cost in that pool (in proportion to their attempt seconds
- *    if all allocated cost is 0); a pool no attempt used keeps it "unattributed".
- *    With an experiment/namespace/configuration filter, the split is computed
- *    over all tasks; the part belonging to filtered-out tasks is excluded_cost.
- *  - Counts are attributed to the window holding their moment: an attempt and a
- *    retry at the attempt's start; an interruption at its lost_at; a duplicate at
- *    the start of the overlapping attempt; a restore sample at the next
- *    attempt's first container start.
- *  - The succeeded attempt of a task is its last attempt with phase Succeeded;
- *    if none (the watcher missed the pod's end) but the task succeeded, its last
- *    attempt unless that one failed or was interrupted.
- *  - node_seconds_by_pool are share-weighted (an attempt holding 1/2 of a node
- *    for 3600 s is 1800 node-seconds), rounded once per node.
- *  - Interrupted: not succeeded and ended, with a DisruptionTarget time, or a
- *    reason Evicted/NodeLost/Shutdown/NodeShutdown/Terminated, or its node was
- *    deleted while it still held it (no earlier finish/deletion of its own; a
- *    finish in the same second as the node deletion counts as interrupted).
- *  - Restore time = max(0, next started attempt's first container start -
- *    lost_at) + that attempt's reported restore_seconds (when >= 0). An
- *    interruption never followed by a started attempt gives no sample.
- *  - Percentiles are nearest-rank over the window's samples (p50 of 1 sample is
- *    that sample); null with no samples.
- *  - Counterfactual On-Demand: each successful spot/fallback task completed in
- *    the window costs work_seconds × share × On-Demand rate of its successful
- *    attempt's size (the whole task, in the window where it completed).
- *    work_seconds = reported work_seconds, else the attempt's run time (first
- *    container start to its end). Tasks with no priceable size are counted as
- *    unpriced and left out of the average.
- *  - Savings vs On-Demand (spot, fallback) compare cost per successful task with
- *    the counterfactual per task of the same configuration's tasks; break-even
- *    overhead = (useful cost at On-Demand rates - useful cost) / useful cost.
+ *  - With an experiment/namespace/configuration filter, the idle split is
+ *    computed over all tasks; the part belonging to filtered-out tasks is
+ *    excluded_cost.
+ *  - node_seconds_by_pool are share-weighted, rounded once per node.
+ *  - Percentiles are nearest-rank over the window's samples; null with none.
+ *  - Savings vs On-Demand compare cost per successful task with the
+ *    counterfactual per task of the same configuration; break-even overhead =
+ *    (useful cost at On-Demand rates - useful cost) / useful cost.
  *  - Reclaim: a spot pool with deleted_at, or whose nodes all ended within 10
- *    minutes with at least one interrupted attempt. First signal = earliest
- *    DisruptionTarget / cordon / NodeNotReady / caller signal of the pool within
- *    the hour before it was gone. Durations are measured from the first signal.
- *  - Checkpoint advice per spot size: M = exposure (union of the size's spot pool
- *    lifetimes in the window) / reclaims in the window; δ = mean reported
- *    checkpoint_seconds of attempts on that size; interval = isqrt(2·δ·M).
+ *    minutes with at least one interrupted attempt; first signal = earliest
+ *    DisruptionTarget / cordon / NodeNotReady / caller signal within the hour
+ *    before it was gone.
+ *  - Checkpoint advice per spot size: M = exposure / reclaims in the window;
+ *    δ = mean reported checkpoint_seconds; interval = isqrt(2·δ·M).
  *  - Rounding: round half away from zero (money_muldiv) at each single rounding
  *    point: node total, node allocated, per-task average, ratios. */
 #ifndef SPOTLEDGER_COST_H
@@ -351,7 +300,7 @@ enum cost_attempt_outcome {
     COST_ATTEMPT_RUNNING = 0, /* still holds its node at now */
     COST_ATTEMPT_SUCCEEDED,   /* the attempt that completed its task */
     COST_ATTEMPT_FAILED,      /* ended without success, not interrupted */
-    COST_ATTEMPT_INTERRUPTED, /* ended by a disruption (DESIGN.md "Interrupted attempt") */
+    COST_ATTEMPT_INTERRUPTED, /* ended by a disruption (docs/cost-model.md "Interruptions") */
 };
 
 /* Per-attempt detail. Display figures: `allocated` is rounded per attempt
@@ -413,7 +362,7 @@ int64_t cost_node_end(const struct cost_node *n);
  * open end clipped at now. */
 int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, int64_t b);
 
-/* DESIGN's interrupted-attempt test (node may be NULL). */
+/* The interrupted-attempt test of docs/cost-model.md (node may be NULL). */
 bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_node *node);
 
 /* String id -> index, built once (sort-free open-addressing hash). Keys are

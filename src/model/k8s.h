@@ -58,7 +58,7 @@ struct k8s_job {
 
 enum k8s_report_status { K8S_REPORT_NONE = 0, K8S_REPORT_BAD, K8S_REPORT_OK };
 
-/* DESIGN.md "Task report"; a field the report lacks is -1. */
+/* The task report (docs/cost-model.md); a field the report lacks is -1. */
 struct k8s_task_report {
     int64_t work_seconds;
     int64_t restore_seconds;

@@ -25,7 +25,7 @@ struct app {
     bool do_enabled;           /* a DigitalOcean poller is running */
     bool k8s_enabled;          /* a Kubernetes watcher is running */
     int64_t started_at;
-    /* The single write connection (DESIGN.md "One writer"). Pollers and the
+    /* The single write connection (README: one writer). Pollers and the
      * exporter hold writer_lock for the whole of each transaction. */
     struct store *writer;
     pthread_mutex_t writer_lock;

@@ -226,7 +226,7 @@ static void derive_pod(const struct orc_timeline *tl, int i, int64_t now, struct
     }
 }
 
-/* The Kubernetes share numerator and the node denominator (DESIGN's share). */
+/* The Kubernetes share numerator and the node denominator (docs/cost-model.md "share"). */
 static void share_of(const struct orc_pod *p, const struct orc_node *n, int64_t *num,
                      int64_t *den) {
     if (n->gpus > 0) {

@@ -45,7 +45,7 @@ static int64_t min3(int64_t a, int64_t b, int64_t c) {
     return m < c ? m : c;
 }
 
-/* The end of an attempt on its node (DESIGN.md "Attempt interval"): the earliest
+/* The end of an attempt on its node (docs/cost-model.md "Attempt interval"): the earliest
  * of container finish, pod deletion and node deletion; SIM_NEVER if still on. */
 static int64_t attempt_end(const struct sim_world *w, const struct sim_pod *p) {
     int64_t node_del = p->node >= 0 ? w->nodes[p->node].deleted_t : SIM_NEVER;

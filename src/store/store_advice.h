@@ -10,7 +10,7 @@
  *  - Jobs (one row per job uid, over all its completion indexes) with a task
  *    seen in the window that had not finished before it, at most
  *    STORE_ADVICE_MAX_JOBS (the most recently seen), with counts over all their
- *    attempts: attempts, interrupted (DESIGN.md "Interrupted attempt", as
+ *    attempts: attempts, interrupted (docs/cost-model.md "Interruptions", as
  *    cost.h decides it), checkpoint reports; tasks failed; outcomes lost (a task
  *    deleted while its outcome was still unknown);
  *  - the observed watch lag: the longest delay between an attempt's creation

@@ -2,7 +2,7 @@
  * completion indexes), attempts (Pods), the Kubernetes columns of nodes, Ready
  * transitions (node_conditions), reclaim-relevant events, and watch resume points.
  *
- * Invariants (DESIGN.md "Raw first", "One writer"):
+ * Invariants (raw observations, one writer; docs/cost-model.md "Sources and time"):
  *  - every upsert is keyed by the source's uid (nodes by name) and idempotent:
  *    applying the same object twice changes nothing but last_seen;
  *  - older data never erases newer: a field once known is never nulled; times

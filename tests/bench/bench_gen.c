@@ -1,7 +1,7 @@
 /* bench_gen — see bench_gen.h. Object shapes follow tests/fixtures/k8s/ (the
  * fields spotledger reads) dressed as a real API server sends them: managedFields
  * of kube-controller-manager and the kubelet, env, volumes, tolerations, affinity,
- * probes. A pod is about 4 KB, like the 233 MB / 60k pods of DESIGN.md. */
+ * probes. A pod is about 4 KB, like a 233 MB list of 60k pods. */
 #include "bench_gen.h"
 
 #include <sqlite3.h>

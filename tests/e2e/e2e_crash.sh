@@ -11,7 +11,7 @@
 #   - /api/v1/summary equals spotsim's truth (.cost.summary minus "now"), as in
 #     e2e_truth.sh.
 #
-# What a restart can and cannot recover (DESIGN.md: "an outcome not captured by the
+# What a restart can and cannot recover ("an outcome not captured by the
 # watcher is lost forever"): everything the cluster still lists is recovered by the
 # relist (Jobs, Pods with their conditions and container times, Nodes, Events within
 # event_ttl). What was deleted while spotledger was down is not: a pod garbage-

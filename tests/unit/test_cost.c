@@ -152,7 +152,7 @@ static void check_invariants(const struct cost_result *r) {
     assert_int_equal(r->allocated_total + r->idle_total, r->nodes_total);
 }
 
-/* ---- DESIGN.md's worked example ------------------------------------------------ */
+/* ---- the worked example ------------------------------------------------------- */
 
 static void worked_example(struct fx *f) {
     int32_t sp = add_pool(f, "pool-spot", "gpu-x-spot", COST_CAP_SPOT, 1800000);
@@ -172,7 +172,7 @@ static void worked_example(struct fx *f) {
 }
 
 /* Per-attempt detail on the worked example: the allocated cost of each row of
- * DESIGN.md's table, outcomes, lost_at and J2's restore time on its retry. */
+ * the worked example's table, outcomes, lost_at and J2's restore time on its retry. */
 static void test_attempt_detail(void **state) {
     struct fx *f = *state;
     worked_example(f);

@@ -1,4 +1,4 @@
-/* test_report — the JSON bodies of a cost_result: DESIGN.md's worked example
+/* test_report — the JSON bodies of a cost_result: the worked example of test_cost.c
  * serialized, parsed back with json-c, and its exact money literals checked. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -56,7 +56,7 @@ static struct orc_job job(const char *uid, enum orc_config c, int64_t complete) 
 static const struct orc_size sizes[] = {
     {"gpu-x-spot", 1}, {"gpu-x", 1}, {"cpu", 0}, {"gpu-l40sx1", 1}, {"gpu-l40sx8", 8}};
 
-/* DESIGN.md's worked example, as docs/cost-model.md repeats it. */
+/* The worked example (tests/unit/test_cost.c). */
 static void test_worked_example(void **state) {
     (void)state;
     struct orc_price prices[] = {{"gpu-x-spot", 0, 1800000}, {"gpu-x", 0, 3600000}};

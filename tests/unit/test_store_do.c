@@ -171,7 +171,7 @@ static void test_node_seconds_rule(void **state) {
 
 static void test_reconcile_worked_example(void **state) {
     (void)state;
-    /* DESIGN.md: S $1.80/h lives 0-7200 s, F $3.60/h lives 0-10800 s: $3.600 + $10.800 */
+    /* the worked example: S $1.80/h lives 0-7200 s, F $3.60/h lives 0-10800 s: $3.600 + $10.800 */
     struct reconcile_pool pools[] = {{S("ps"), S("gpu-spot"), S("spot")},
                                      {S("pf"), S("gpu-fb"), S("on-demand")}};
     int64_t ps, pe;

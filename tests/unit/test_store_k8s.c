@@ -407,7 +407,7 @@ struct att {
 
 static const char *const INTERRUPT_REASONS = "|Evicted|NodeLost|Shutdown|NodeShutdown|Terminated|";
 
-/* Attempts of a task ordered by start, with DESIGN.md's lost_at and run end. */
+/* Attempts of a task ordered by start, with docs/cost-model.md's lost-at and run end. */
 static size_t attempts_of(sqlite3 *db, const char *job_name, struct att *out, size_t cap) {
     sqlite3_stmt *st = NULL;
     const char *sql =
