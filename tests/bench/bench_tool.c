@@ -3,6 +3,7 @@
  *   bench_tool gen-k8s DIR JOBS PODS LIMIT SEED     List pages (bench_gen.h)
  *   bench_tool gen-db PATH TASKS NODES SEED [WEEK]   a database in spotledger's schema
  *                                                    (WEEK tasks in 2026-W20)
+ *   bench_tool migrate DB                            applies migrations newer than the data
  *   bench_tool ingest DIR DB                         k8s_list_parse + store_k8s, page by
  *                                                    page, one transaction per page, as
  *                                                    the watcher's apply_page; also
@@ -250,6 +251,13 @@ int main(int argc, char **argv) {
     if (argc == 7 && !strcmp(argv[1], "gen-k8s"))
         return bench_gen_k8s(argv[2], num(argv[3]), num(argv[4]), num(argv[5]),
                              strtoull(argv[6], NULL, 10)) != 0;
+    if (argc == 3 && !strcmp(argv[1], "migrate")) {
+        struct store *s; /* a writer applies the migrations it has not seen */
+        if (store_open(argv[2], STORE_WRITER, &s, NULL) != ERR_OK)
+            return 1;
+        store_free(s);
+        return 0;
+    }
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "gen-db"))
         return bench_gen_db(argv[2], num(argv[3]), num(argv[4]), argc == 7 ? num(argv[6]) : 0,
                             strtoull(argv[5], NULL, 10)) != 0;
