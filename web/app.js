@@ -57,6 +57,9 @@
     from: '',
     to: '',
     experiment: '',
+    basis: 'accrual', /* cost basis: accrual (the API's default) or completion */
+    basisUnsupported: false, /* the API refused basis= (an older spotledger) */
+    basisApplied: false, /* the current figures were asked for on the completion basis */
     step: 'auto',
     tasks: { configuration: '', outcome: '', sort: 'completed_at', order: 'desc', cursors: [null], page: 0 },
     task: '',
@@ -212,6 +215,13 @@
     return p;
   }
 
+  /* basis= goes only to the cost routes (summary, timeseries, the summary CSV),
+   * and only when it is not the API's default (accrual). */
+  function costParams(params) {
+    if (state.basis === 'completion' && !state.basisUnsupported) params.basis = 'completion';
+    return params;
+  }
+
   function windowParams() {
     const p = {};
     if (state.window === 'custom' && state.from && state.to) {
@@ -241,6 +251,7 @@
     if (state.window === 'custom' && !(state.from && state.to)) state.window = '7d';
     if (!w) state.window = '7d';
     state.experiment = h.get('experiment') || '';
+    state.basis = h.get('basis') === 'completion' ? 'completion' : 'accrual';
     state.task = h.get('task') || '';
   }
 
@@ -252,6 +263,7 @@
       h.set('to', state.to);
     }
     if (state.experiment) h.set('experiment', state.experiment);
+    if (state.basis === 'completion') h.set('basis', 'completion');
     const task = overrides && 'task' in overrides ? overrides.task : state.task;
     if (task) h.set('task', task);
     const s = h.toString();
@@ -281,6 +293,7 @@
       exp.append(el('option', { value: state.experiment, text: state.experiment }));
     }
     exp.value = state.experiment;
+    $('basis-select').value = state.basis;
     $('step-select').value = state.step;
     $('filter-configuration').value = state.tasks.configuration;
     $('filter-outcome').value = state.tasks.outcome;
@@ -295,6 +308,7 @@
       else applyControls();
     });
     $('experiment-select').addEventListener('change', applyControls);
+    $('basis-select').addEventListener('change', applyControls);
     $('controls').addEventListener('submit', (ev) => {
       ev.preventDefault();
       applyControls();
@@ -337,15 +351,19 @@
     });
     $('close-task').addEventListener('click', closeTask);
     window.addEventListener('hashchange', () => {
-      const before = JSON.stringify([state.window, state.from, state.to, state.experiment]);
+      const before = JSON.stringify([state.window, state.from, state.to, state.experiment, state.basis]);
       readHash();
       syncControls();
-      if (JSON.stringify([state.window, state.from, state.to, state.experiment]) !== before) reloadAll();
+      if (JSON.stringify([state.window, state.from, state.to, state.experiment, state.basis]) !== before) reloadAll();
       if (state.task) openTask(state.task);
       else hideTask();
     });
     for (const b of document.querySelectorAll('button.download')) {
-      b.addEventListener('click', () => downloadCsv(API + 'export.csv' + query(Object.assign(viewParams(), { kind: b.dataset.kind })), 'spotledger-' + viewName() + '-' + b.dataset.kind + '.csv', b));
+      b.addEventListener('click', () => {
+        const p = Object.assign(viewParams(), { kind: b.dataset.kind });
+        if (b.dataset.kind === 'summary' && state.basisApplied) costParams(p);
+        downloadCsv(API + 'export.csv' + query(p), 'spotledger-' + viewName() + '-' + b.dataset.kind + '.csv', b);
+      });
     }
     $('status-toggle').addEventListener('click', () => {
       const d = $('status-detail');
@@ -375,6 +393,7 @@
     }
     state.window = w;
     state.experiment = $('experiment-select').value;
+    state.basis = $('basis-select').value === 'completion' ? 'completion' : 'accrual';
     showBanner('');
     writeHash();
     reloadAll();
@@ -557,6 +576,20 @@
     );
   }
 
+  /* Which cost basis the figures are on, in words; the completion basis falls
+   * back to accrual (with a note) on a spotledger that does not offer it. */
+  function renderBasisNote(summary) {
+    const note = $('basis-note');
+    const answered = typeof summary.basis === 'string' ? summary.basis : typeof summary.cost_basis === 'string' ? summary.cost_basis : null;
+    let text = '';
+    if (state.basis === 'completion' && state.basisUnsupported) text = 'This spotledger does not offer the completion basis yet: the figures are on the accrual basis (money counted in the window where it was spent).';
+    else if (state.basis === 'completion' && answered !== null && answered !== 'completion') text = 'The completion basis was asked for, but the API answered on the ' + answered + ' basis: the figures are ' + answered + '.';
+    else if (state.basis === 'completion') text = 'Completion basis: each task’s whole cost counts in the window where it completed.';
+    else text = 'Accrual basis: money counts in the window where it was spent.';
+    note.textContent = text;
+    note.setAttribute('data-basis', state.basisUnsupported || (answered && answered !== state.basis) ? 'accrual' : state.basis);
+  }
+
   /* A window is empty when no task succeeded, failed, ran or made an attempt in it. */
   function windowIsEmpty(summary) {
     const confs = Array.isArray(summary.configurations) ? summary.configurations : [];
@@ -674,7 +707,7 @@
   async function loadTrend(gen) {
     const step = stepForWindow();
     try {
-      const ts = await api('timeseries', Object.assign(viewParams(), { step, metric: 'cost_per_task' }));
+      const ts = await api('timeseries', Object.assign(viewParams(), state.basisApplied ? costParams({}) : {}, { step, metric: 'cost_per_task' }));
       if (gen !== state.generation) return;
       const series = Array.isArray(ts.series) ? ts.series : [];
       const labels = [];
@@ -1227,8 +1260,19 @@
     const cards = $('cards');
     cards.setAttribute('aria-busy', 'true');
     try {
-      const summary = await api('summary', windowParams());
+      let summary;
+      try {
+        summary = await api('summary', costParams(windowParams()));
+        state.basisApplied = state.basis === 'completion' && !state.basisUnsupported;
+      } catch (e) {
+        // an older spotledger refuses basis= (unknown parameters are errors): say so, show accrual
+        if (!(e.status === 400 && state.basis === 'completion' && /basis/.test(e.message || ''))) throw e;
+        state.basisUnsupported = true;
+        state.basisApplied = false;
+        summary = await api('summary', windowParams());
+      }
       if (gen !== state.generation) return;
+      renderBasisNote(summary);
       const w = summary.window || {};
       state.resolved = w.from && w.to ? { from: w.from, to: w.to } : null;
       renderCards(summary);

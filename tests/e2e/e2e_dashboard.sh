@@ -413,6 +413,42 @@ if [ "$with_sim" = 1 ] && [ -z "${E2E_DASHBOARD_URL:-}" ]; then
   note "empty window (This week): says so and links to 2026-11-09..2026-11-16, which shows tasks"
 fi
 
+# 1d. the cost-basis toggle: #basis=completion shows the completion figures when the
+# API offers basis= (answers 200), and otherwise says so and shows the accrual
+# figures (an API without it refuses the parameter with 400); labelled either way
+bcode=$(curl -s -o "$dir/basis-summary.json" -w '%{http_code}' --max-time 30 "$base/api/v1/summary?window=7d&basis=completion" || true)
+if [ "$bcode" = 200 ]; then want_basis=completion; else want_basis=accrual; api "summary?window=7d" >"$dir/basis-summary.json"; fi
+bprobe='({ note: document.getElementById("basis-note").textContent, basis: document.getElementById("basis-note").dataset.basis,
+  select: document.getElementById("basis-select").value, label: document.querySelector("label[for=basis-select]").textContent,
+  figs: [...document.querySelectorAll("[data-field=cost_per_successful_task]")].map((e) => [e.dataset.card, e.dataset.value]) })'
+cdp "$base/#basis=completion" 1280x900 'document.body.dataset.panels === "ready"' "$bprobe" - >"$dir/basis.json"
+python3 - "$dir/basis-summary.json" "$dir/basis.json" "$want_basis" <<'PY' || fail "the cost-basis toggle (above)"
+import json, sys
+from decimal import Decimal
+api = json.load(open(sys.argv[1]), parse_float=Decimal)
+got = json.load(open(sys.argv[2]))
+want = sys.argv[3]
+v = got["value"]
+bad = []
+if v["select"] != "completion" or v["label"] != "Cost basis":
+    bad.append("the toggle shows %r labelled %r" % (v["select"], v["label"]))
+if v["basis"] != want or (want == "accrual" and "does not offer" not in v["note"]):
+    bad.append("basis note %r (%s), want %s" % (v["note"], v["basis"], want))
+figs = dict(v["figs"])
+for c in api["configurations"]:
+    key = c["configuration"] + ":" + c.get("basis", "measured")
+    if key not in figs or figs[key] == "null" or Decimal(figs[key]) != c["cost_per_successful_task"]:
+        bad.append("%s: DOM %s, API (%s basis) %s" % (key, figs.get(key), want, c["cost_per_successful_task"]))
+# the only console line allowed: the refused basis= request of an API without it
+extra = [m for m in got["console"] if not (want == "accrual" and "400" in m and "basis=completion" in m)]
+if extra:
+    bad.append("console: %r" % extra)
+for b in bad:
+    print("  " + b, file=sys.stderr)
+print("e2e_dashboard: cost basis toggle: #basis=completion shows the %s figures, labelled (%s)" % (want, v["note"]))
+sys.exit(1 if bad else 0)
+PY
+
 # 2. a task's attempts through #task=<uid>
 uid=$(api "tasks?window=$window&limit=1" | jq -r '.tasks[0].uid // empty')
 if [ -z "$uid" ]; then
