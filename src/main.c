@@ -24,6 +24,20 @@ static const char *real_getenv(const char *name) {
     return getenv(name);
 }
 
+/* The watcher's options from the flags and the resolved connection (borrowed:
+ * they must outlive watch_k8s_new, which copies what it keeps). */
+static void watch_k8s_options_from_config(struct watch_k8s_options *o, const struct config *cfg,
+                                          const struct kube_conn *conn) {
+    memset(o, 0, sizeof *o);
+    o->api_url = conn->url;
+    o->token_file = conn->token_file;
+    o->ca_file = conn->ca_file;
+    o->ns = cfg->kube_namespace;
+    o->job_selector = cfg->job_selector;
+    o->resync_seconds = cfg->poll_interval > 0 ? cfg->poll_interval : 60;
+    o->max_response = cfg->max_response;
+}
+
 static void free_secret(char *s) {
     if (s) {
         memset(s, 0, strlen(s));

@@ -23,7 +23,6 @@
 #include <time.h>
 
 #include "base/buf.h"
-#include "service/config.h"
 #include "source/http_client.h"
 #include "source/k8s_api.h"
 #include "source/kube_auth.h"
@@ -149,18 +148,6 @@ static void copy_rv(char *dst, const char *src) {
 }
 
 /* --- setup -------------------------------------------------------------------- */
-
-void watch_k8s_options_from_config(struct watch_k8s_options *o, const struct config *cfg,
-                                   const struct kube_conn *conn) {
-    memset(o, 0, sizeof *o);
-    o->api_url = conn->url;
-    o->token_file = conn->token_file;
-    o->ca_file = conn->ca_file;
-    o->ns = cfg->kube_namespace;
-    o->job_selector = cfg->job_selector;
-    o->resync_seconds = cfg->poll_interval > 0 ? cfg->poll_interval : 60;
-    o->max_response = cfg->max_response;
-}
 
 static bool add_resource(struct watch_k8s *w, const char *name, enum k8s_kind kind,
                          const char *group, const char *ns, const char *plural, const char *query) {

@@ -36,8 +36,6 @@
 #include "base/err.h"
 
 struct store;
-struct config;
-struct kube_conn;
 
 struct watch_k8s_options {
     const char *api_url;       /* "https://host:port" (copied) */
@@ -77,11 +75,6 @@ struct watch_k8s_stats {
 };
 
 struct watch_k8s;
-
-/* Fills o with defaults and the connection/scope from cfg and conn (borrowed:
- * they must outlive watch_k8s_new, which copies what it keeps). */
-void watch_k8s_options_from_config(struct watch_k8s_options *o, const struct config *cfg,
-                                   const struct kube_conn *conn);
 
 /* Creates the informers (no thread, no request yet). writer/lock are borrowed and
  * must outlive the watcher. ERR_INVAL (no api_url), ERR_NOMEM. */
