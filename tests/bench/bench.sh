@@ -185,7 +185,7 @@ start_ledger() { # -> sets lpid, base
   cp "$DB1M" "$out/serve.db" # the service migrates and writes; keep the generated file pristine
   rm -f "$out/serve.db-wal" "$out/serve.db-shm"
   : >"$out/ledger.out"
-  "$ledger" --listen 127.0.0.1:0 --db "$out/serve.db" --log-level warn \
+  "$ledger" --listen 127.0.0.1:0 --db "$out/serve.db" --log-level warn --no-kube \
     --web-dir "$root/web" >"$out/ledger.out" 2>"$out/ledger.err" &
   lpid=$!
   pids="$pids $lpid"
