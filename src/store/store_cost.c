@@ -27,10 +27,48 @@ void store_cost_free(struct store_cost_data *d) {
     free(d);
 }
 
+/* A pool is spot by its slug / DO labels / --spot-pool (capacity_type, set by
+ * the DO poller) or by its nodes' Kubernetes labels (the default spot labels). */
+#define NODE_LABEL(k)                                                                              \
+    "(CASE WHEN json_valid(n.labels_json) THEN json_extract(n.labels_json, '$.\"" k "\"') END)"
 static const char SQL_POOLS[] =
-    "SELECT p.id, p.name, p.size, p.capacity_type, p.price_hourly_micro, p.deleted_at, "
-    " (SELECT min(r.first_signal_at) FROM reclaims r WHERE r.pool_id = p.id) "
-    "FROM node_pools p ORDER BY p.id";
+    "SELECT p.id, p.name, p.size, CASE WHEN p.capacity_type = 'spot' OR EXISTS (SELECT 1 FROM "
+    "nodes n WHERE n.pool_id = p.id AND (" NODE_LABEL(
+        "doks.digitalocean.com/capacity-type") " = 'spot' OR " NODE_LABEL("gpu-pool-type") " = "
+                                                                                           "'spot')"
+                                                                                           ") THEN "
+                                                                                           "'spot' "
+                                                                                           "ELSE "
+                                                                                           "'on-"
+                                                                                           "demand'"
+                                                                                           " END, "
+                                                                                           "p."
+                                                                                           "price_"
+                                                                                           "hourly_"
+                                                                                           "micro, "
+                                                                                           "p."
+                                                                                           "deleted"
+                                                                                           "_at, "
+                                                                                           " ("
+                                                                                           "SELECT "
+                                                                                           "min(r."
+                                                                                           "first_"
+                                                                                           "signal_"
+                                                                                           "at) "
+                                                                                           "FROM "
+                                                                                           "reclaim"
+                                                                                           "s r "
+                                                                                           "WHERE "
+                                                                                           "r.pool_"
+                                                                                           "id = "
+                                                                                           "p.id) "
+                                                                                           "FROM "
+                                                                                           "node_"
+                                                                                           "pools "
+                                                                                           "p "
+                                                                                           "ORDER "
+                                                                                           "BY "
+                                                                                           "p.id";
 
 /* Nodes whose billable life [start, end + 60 s) may touch [from, to). */
 static const char SQL_NODES[] =

@@ -15,6 +15,7 @@
 #include "source/k8s_api.h"
 #include "k8s_fixtures.h"
 #include "store/store.h"
+#include "store/store_internal.h"
 #include "store/store_k8s.h"
 #include "store/store_cost.h"
 #include "engine/cost.h"
@@ -670,6 +671,36 @@ static void test_v2_every_not_ready_spell(void **state) {
     store_cost_free(d);
 }
 
+/* Item 7, Spot detection from the Kubernetes Node's labels: pool p-lab was
+ * recorded on-demand from DigitalOcean (size gpu-x, no spot label there), but its
+ * node carries gpu-pool-type=spot: the cost engine sees a spot pool (v1 read
+ * only the pool's capacity_type: on-demand). */
+static void test_v2_spot_from_node_labels(void **state) {
+    struct fx *f = *state;
+    char *err = NULL;
+    assert_int_equal(sqlite3_exec(store_db(f->s),
+                                  "INSERT INTO node_pools(id, name, size, capacity_type, "
+                                  "first_seen, last_seen) VALUES ('p-lab', 'lab', 'gpu-x', "
+                                  "'on-demand', 1, 1), ('p-od', 'od', 'gpu-x', 'on-demand', 1, 1)",
+                                  NULL, NULL, &err),
+                     SQLITE_OK);
+    put_json(f->s,
+             "{\"metadata\":{\"uid\":\"nl\",\"name\":\"nl\",\"creationTimestamp\":"
+             "\"2026-03-02T09:00:00Z\",\"labels\":{\"doks.digitalocean.com/node-pool-id\":"
+             "\"p-lab\",\"gpu-pool-type\":\"spot\"}},\"status\":{\"conditions\":[{\"type\":"
+             "\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"2026-03-02T09:01:00Z\"}]}}",
+             K8S_NODE, 0, 100);
+    struct store_cost_data *d = NULL;
+    assert_int_equal(store_cost_load(f->s, ts("2026-03-02T00:00:00Z"), ts("2026-03-03T00:00:00Z"),
+                                     COST_FALLBACK, &d),
+                     ERR_OK);
+    assert_int_equal(d->in.n_pools, 2);
+    assert_string_equal(d->pools[0].id, "p-lab");
+    assert_int_equal(d->pools[0].capacity, COST_CAP_SPOT);
+    assert_int_equal(d->pools[1].capacity, COST_CAP_ON_DEMAND);
+    store_cost_free(d);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_own_rows, setup, teardown),
@@ -681,6 +712,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_v2_index_completion_time, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_completions_stored, setup, teardown),
         cmocka_unit_test_setup_teardown(test_v2_every_not_ready_spell, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_v2_spot_from_node_labels, setup, teardown),
     };
     return cmocka_run_group_tests_name("store_k8s", tests, NULL, NULL);
 }
