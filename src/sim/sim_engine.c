@@ -476,6 +476,7 @@ static void pod_delete_at(struct eng *e, int pod, int64_t t) {
     struct sim_pod *p = &e->w->pods[pod];
     if (p->delreq_seq == SIM_NEVER) {
         p->delreq_t = e->now;
+        p->delgrace = SIM_POD_GRACE;
         p->delreq_seq = emit(e, SIM_K_POD, pod, SIM_MODIFIED);
     }
     push(e, t, EV_POD_DELETE, pod, 0, 0);
@@ -880,6 +881,7 @@ static void on_evict(struct eng *e, int pool, int r) {
         p->disrupt_reason = "EvictionByEvictionAPI";
         p->disrupt_msg = "Eviction API: evicting";
         p->delreq_t = e->now;
+        p->delgrace = SIM_POD_GRACE; /* the Eviction API: the pod's own grace period */
         p->delreq_seq = p->disrupt_seq = emit(e, SIM_K_POD, pod, SIM_MODIFIED);
         kevent(e, SIM_K_POD, pod, "Killing", "Normal", "kubelet", true, "Stopping container main");
         p = &w->pods[pod];
@@ -993,8 +995,9 @@ static void on_pod_gc(struct eng *e, int pod) {
         p->disrupt_reason = "DeletionByPodGC";
         p->disrupt_msg = "PodGC: node no longer exists";
     }
-    if (p->delreq_seq == SIM_NEVER) {
+    if (p->delreq_seq == SIM_NEVER) { /* PodGC force-deletes: grace 0 */
         p->delreq_t = e->now;
+        p->delgrace = 0;
         p->delreq_seq = seq;
     }
     p->deleted_t = e->now;
@@ -1017,8 +1020,9 @@ static void on_pod_delete(struct eng *e, int pod) {
     p->deleted_t = e->now;
     p->deleted_seq = emit(e, SIM_K_POD, pod, SIM_DELETED);
     p = &w->pods[pod];
-    if (p->delreq_seq == SIM_NEVER) {
+    if (p->delreq_seq == SIM_NEVER) { /* deleted at once: grace 0 */
         p->delreq_t = e->now;
+        p->delgrace = 0;
         p->delreq_seq = p->deleted_seq;
     }
     if (p->outcome != SIM_OUT_SUCCEEDED && !p->failure_handled)

@@ -254,7 +254,7 @@ static void pod_spec_body(struct jsonw *j, const struct sim_world *w, const stru
     jsonw_obj_end(j);
     jsonw_arr_end(j);
     jsonw_kstr(j, "restartPolicy", "Never");
-    jsonw_kint(j, "terminationGracePeriodSeconds", 30);
+    jsonw_kint(j, "terminationGracePeriodSeconds", SIM_POD_GRACE);
     jsonw_kstr(j, "dnsPolicy", "ClusterFirst");
     jsonw_kstr(j, "schedulerName", "default-scheduler");
     /* placement: required = the workload's pools; preferred = the first one */
@@ -471,7 +471,10 @@ static void render_pod(struct jsonw *j, const struct sim_world *w, int idx, int6
     jsonw_kbool(j, "blockOwnerDeletion", true);
     jsonw_obj_end(j);
     jsonw_arr_end(j);
-    if (delreq) {
+    if (delreq && w->kube_deletion) { /* set once at the request: request + grace */
+        jsonw_ktime(j, "deletionTimestamp", p->delreq_t + p->delgrace);
+        jsonw_kint(j, "deletionGracePeriodSeconds", p->delgrace);
+    } else if (delreq) {
         jsonw_ktime(j, "deletionTimestamp", p->deleted_t);
         jsonw_kint(j, "deletionGracePeriodSeconds",
                    p->deleted_t == SIM_NEVER ? 30 : p->deleted_t - p->delreq_t);

@@ -31,6 +31,7 @@ struct opts {
     const char *tls_cert_out;
     const char *truth;
     bool truth_only;
+    bool kube_deletion; /* --kube-deletion-timestamps */
     const char *do_token_file;
     const char *kube_token_file;
     int64_t retention;
@@ -61,6 +62,7 @@ static void usage(FILE *f) {
           "  --tls-cert-out FILE    write the certificate PEM (a CA file for clients)\n"
           "  --truth FILE           write the ground truth when the simulation reaches --until\n"
           "  --truth-only           simulate, write --truth (or stdout) and exit\n"
+          "  --kube-deletion-timestamps  pods' deletionTimestamp = request + grace (Kubernetes)\n"
           "  --do-token-file F      DigitalOcean Bearer token to accept (default: any)\n"
           "  --kube-token-file F    Kubernetes Bearer token to accept (default: any)\n"
           "  --watch-retention DUR  watch history in simulated time (default 300s x speed)\n"
@@ -146,6 +148,8 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             o->truth = v;
         } else if (strcmp(a, "--truth-only") == 0) {
             o->truth_only = true;
+        } else if (strcmp(a, "--kube-deletion-timestamps") == 0) {
+            o->kube_deletion = true;
         } else if (strcmp(a, "--do-token-file") == 0) {
             NEED();
             o->do_token_file = v;
@@ -308,6 +312,7 @@ int main(int argc, char **argv) {
     }
 
     struct sim_world *w = sim_world_build(sc, o.seed, horizon);
+    w->kube_deletion = o.kube_deletion;
     struct buf truth;
     buf_init(&truth, 0);
     if (sim_truth_render(w, &truth) != ERR_OK) {

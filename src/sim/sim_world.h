@@ -10,7 +10,9 @@
  *    seq S" is obtained by ignoring facts with *_seq > S. Serving at simulated
  *    time `now` is then only a filter: S = the last seq with t <= now.
  *  - A deleted object's deletionTimestamp is its deletion time (deleted_t),
- *    shown from the moment deletion was requested (delreq_seq) until it is gone.
+ *    shown from the moment deletion was requested (delreq_seq) until it is gone;
+ *    with kube_deletion, a pod's is set once at the request, delreq_t + delgrace
+ *    (the grace period), as Kubernetes does, whatever its removal time.
  *  - Times are Unix seconds of simulated time.
  * Thread rule: built on one thread; afterwards any number of threads may read. */
 #ifndef SPOTLEDGER_SIM_WORLD_H
@@ -22,6 +24,8 @@
 #include "sim/sim_scenario.h"
 
 #define SIM_NEVER INT64_MAX
+/* terminationGracePeriodSeconds of every simulated pod */
+#define SIM_POD_GRACE 30
 
 /* SIM_K_PDB: policy/v1 PodDisruptionBudgets, static objects from the scenario
  * (sim_k8s_pdb.c); no log entry ever changes one. */
@@ -104,6 +108,7 @@ struct sim_pod {
     const char *disrupt_reason, *disrupt_msg; /* static */
     int64_t gcfail_t, gcfail_seq; /* phase Failed set by PodGC (container never terminated) */
     int64_t delreq_t, delreq_seq;
+    int64_t delgrace; /* grace period of the deletion request (deletionGracePeriodSeconds) */
     int64_t deleted_t, deleted_seq;
     struct sim_seqs seqs;
     enum sim_outcome outcome;
@@ -191,6 +196,9 @@ struct sim_world {
     int nreclaims, capreclaims;
     struct sim_entry *log;
     int nlog, caplog;
+    /* pods' deletionTimestamp as Kubernetes sets it (delreq_t + delgrace) instead of
+     * the removal time (--kube-deletion-timestamps) */
+    bool kube_deletion;
 };
 
 /* Runs the whole simulation from sc->start to `horizon` with `seed`.

@@ -18,6 +18,9 @@
 #include "sim/sim_rng.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_truth.h"
+#include "sim/sim_k8s_obj.h"
+#include "source/k8s_api.h"
+#include "base/jsonw.h"
 #include "sim/sim_world.h"
 #include "base/timeutil.h"
 
@@ -237,7 +240,7 @@ static void test_reclaim_facts(void **state) {
         assert_int_equal(w->nodes[p->node].pool, rc->pool);
         assert_int_equal(p->disrupt_t, r + sc->reclaim_drain_after);
         assert_string_equal(p->disrupt_reason, "EvictionByEvictionAPI");
-        /* deleted (kubelet or PodGC) soon after; deletionTimestamp == deletion time */
+        /* deleted (kubelet or PodGC) soon after its deletion request */
         assert_true(p->deleted_t != SIM_NEVER);
         assert_true(p->deleted_t <= rc->gone_t + sc->pod_gc_seconds);
         assert_true(p->delreq_seq <= p->deleted_seq);
@@ -246,6 +249,61 @@ static void test_reclaim_facts(void **state) {
     assert_int_equal(interrupted, rc->interrupted);
     assert_true(interrupted > 0);
     assert_true(rc->resumed_t > r && rc->resumed_t != SIM_NEVER);
+    sim_world_free(w);
+    sim_scenario_free(sc);
+}
+
+/* deletionTimestamp as Kubernetes sets it (issue 23 item 2): once, at the
+ * deletion request, = request time + grace period; never the removal time. */
+static struct k8s_object pod_as_of(const struct sim_world *w, int i, int64_t asof) {
+    struct buf b;
+    buf_init(&b, 0);
+    struct jsonw j;
+    jsonw_init(&j, &b);
+    sim_obj_render(&j, w, SIM_K_POD, i, asof, true);
+    struct k8s_object o;
+    assert_int_equal(k8s_object_parse(buf_str(&b), b.len, K8S_POD, &o), ERR_OK);
+    buf_release(&b);
+    return o;
+}
+
+static void test_deletion_timestamp(void **state) {
+    (void)state;
+    struct sim_scenario *sc = load_small();
+    struct sim_world *w = sim_world_build(sc, 1, sc->start + sc->duration);
+    w->kube_deletion = true; /* --kube-deletion-timestamps */
+    int evicted = 0;
+    for (int i = 0; i < w->npods; i++) {
+        const struct sim_pod *p = &w->pods[i];
+        if (p->delreq_seq == SIM_NEVER)
+            continue;
+        /* before the request: no deletionTimestamp at all (not "") */
+        if (p->delreq_seq > p->created_seq) {
+            struct k8s_object o = pod_as_of(w, i, p->delreq_seq - 1);
+            assert_int_equal(o.u.pod.meta.deletion_at, 0);
+            k8s_object_release(&o);
+        }
+        int64_t want = p->delreq_t + p->delgrace;
+        int64_t at[2] = {p->delreq_seq, p->deleted_seq};
+        for (int k = 0; k < 2; k++) {
+            if (at[k] == SIM_NEVER)
+                continue;
+            struct k8s_object o = pod_as_of(w, i, at[k]);
+            assert_int_equal(o.u.pod.meta.deletion_at, want);
+            assert_int_equal(o.u.pod.meta.deletion_grace, p->delgrace);
+            k8s_object_release(&o);
+        }
+        if (p->interrupted && p->delgrace == 30) {
+            /* evicted: request at drain time + 30 s grace; the kubelet removed the
+             * pod earlier, once its container exited on SIGTERM */
+            assert_int_equal(p->delreq_t, sc->reclaims[0].at + sc->reclaim_drain_after);
+            assert_true(p->deleted_t < want);
+            evicted++;
+        }
+        if (p->gcfail_seq != SIM_NEVER && p->delgrace == 0)
+            assert_int_equal(want, p->deleted_t); /* PodGC force-deletes */
+    }
+    assert_true(evicted > 0);
     sim_world_free(w);
     sim_scenario_free(sc);
 }
@@ -366,10 +424,15 @@ static void test_truth_matches_cost_engine(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_scenario_good),  cmocka_unit_test(test_scenario_bad),
-        cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_rng),
-        cmocka_unit_test(test_determinism),    cmocka_unit_test(test_reclaim_facts),
-        cmocka_unit_test(test_billing_rule),   cmocka_unit_test(test_truth_matches_cost_engine),
+        cmocka_unit_test(test_scenario_good),
+        cmocka_unit_test(test_scenario_bad),
+        cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_rng),
+        cmocka_unit_test(test_determinism),
+        cmocka_unit_test(test_reclaim_facts),
+        cmocka_unit_test(test_deletion_timestamp),
+        cmocka_unit_test(test_billing_rule),
+        cmocka_unit_test(test_truth_matches_cost_engine),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
