@@ -23,12 +23,14 @@
 #    here: virtual time stands still while fetches are pending, so the page's
 #    clock under-reports a slow API (measured: 812 ms "virtual" for a load that
 #    took 2,123 ms real).
-# 3. THE BOUND: 1000 ms, the issue's acceptance bound, measured by the page's own
-#    clock, on an idle machine. Other jobs on the CPUs slow the page as much as the
+# 3. THE BOUNDS: 1000 ms for the default window (the first screen's acceptance
+#    bound) and 2000 ms for the year window (issue 20's bound for a year computed
+#    the very first time; its 50 ms goal for a recomputed year is tracked by
+#    make bench), measured by the page's own clock, on an idle machine. Other jobs on the CPUs slow the page as much as the
 #    data does, so the gate is the bound times the run-queue share the page had to
-#    wait behind: 1000 ms x max(1, load average / CPUs), the 1-minute load read at
+#    wait behind: bound x max(1, load average / CPUs), the 1-minute load read at
 #    the end of the three loads. The test FAILS when a median exceeds that gate
-#    (E2E_YEAR_BOUND_MS overrides the 1000 ms). Both the bound and the gate are
+#    (E2E_YEAR_BOUND_MS / E2E_YEAR_WINDOW_BOUND_MS override them). Both the bound and the gate are
 #    printed beside each figure.
 #
 # Timing is measured on optimised binaries: a sanitizer build (make test runs
@@ -43,7 +45,8 @@ root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 sim=${SPOTSIM_BIN:-$root/build/spotsim}
 ledger=${SPOTLEDGER_BIN:-$root/build/spotledger}
 speed=${E2E_YEAR_SPEED:-262800}
-bound_ms=${E2E_YEAR_BOUND_MS:-1000} # the issue's acceptance bound (page clock, first paint)
+bound_ms=${E2E_YEAR_BOUND_MS:-1000}             # default window (page clock, first paint)
+year_bound_ms=${E2E_YEAR_WINDOW_BOUND_MS:-2000} # year window, computed the first time
 dir=$(mktemp -d)
 sim_pid=
 ledger_pid=
@@ -155,9 +158,9 @@ succ=$(curl -sf --max-time 60 "$base/api/v1/summary?$w" |
 # tests/e2e/cdp_page.py drives a fresh headless Chromium over the DevTools pipe;
 # waited_ms is the real time from navigating to data-first-paint-ms being set.
 
-# measure NAME HASH: 3 cold loads; prints the figures, sets $median
+# measure NAME HASH BOUND_MS: 3 cold loads; prints the figures, sets $median
 measure() {
-  name=$1; hash=$2
+  name=$1; hash=$2; b=$3
   runs=
   for k in 1 2 3; do
     out=$(timeout -k 5 120 python3 "$root/tests/e2e/cdp_page.py" "$chromium" "$base/#$hash" 1280x900 \
@@ -172,22 +175,22 @@ measure() {
   done
   median=$(printf '%s\n' $runs | sort -n | sed -n 2p)
   load=$(cut -d' ' -f1 /proc/loadavg)
-  gate=$(awk -v b="$bound_ms" -v l="$load" -v n="$(nproc)" 'BEGIN { f = l / n; if (f < 1) f = 1; printf "%d", b * f }')
+  gate=$(awk -v b="$b" -v l="$load" -v n="$(nproc)" 'BEGIN { f = l / n; if (f < 1) f = 1; printf "%d", b * f }')
   note "first meaningful paint, $name: median $median ms (page clock; runs:$runs ms; real time from navigate to cards seen:$walls ms; load average $load on $(nproc) CPUs: gate $gate ms)"
   walls=
   [ "$median" -le "$gate" ] ||
-    fail "$name: median first paint $median ms is over the gate $gate ms ($bound_ms ms x max(1, load $load / $(nproc) CPUs))"
+    fail "$name: median first paint $median ms is over the gate $gate ms ($b ms x max(1, load $load / $(nproc) CPUs))"
 }
-measure "default window (last 7 days)" ""
+measure "default window (last 7 days)" "" "$bound_ms"
 fmp_default=$median
-measure "year window ($year_from,$year_to)" "window=$year_from,$year_to"
+measure "year window ($year_from,$year_to)" "window=$year_from,$year_to" "$year_bound_ms"
 fmp_year=$median
 t_api=$(curl -s -o /dev/null -w '%{time_total}' --max-time 60 "$base/api/v1/summary?$w")
 note "for reference: GET /api/v1/summary for the year answers in ${t_api} s"
 
 # --- 3. the figures against the acceptance bound -----------------------------------
 # Asserted in measure() against the load-scaled gate (see 3. at the top); here each
-# median is also set beside the plain 1000 ms bound.
-verdict() { [ "$1" -le "$bound_ms" ] && echo "within" || echo "OVER"; }
+# median is also set beside its plain bound.
+verdict() { [ "$1" -le "$2" ] && echo "within" || echo "OVER"; }
 note "total $(($(date +%s) - t_start)) s"
-note "ok: first meaningful paint, default window $fmp_default ms ($(verdict "$fmp_default") the $bound_ms ms bound), year window $fmp_year ms ($(verdict "$fmp_year") it)"
+note "ok: first meaningful paint, default window $fmp_default ms ($(verdict "$fmp_default" "$bound_ms") the $bound_ms ms bound), year window $fmp_year ms ($(verdict "$fmp_year" "$year_bound_ms") the $year_bound_ms ms bound)"
