@@ -262,7 +262,7 @@ static void test_export_csv(void **state) {
      * wasted 1.750, idle 5.480; restore 240 s (p50 = p95 of one sample);
      * savings (2.960 - 4.800) / 2.960 = -62.16 %, break-even (8.880 - 7.050) /
      * 7.050 = 25.96 %, overhead (1.750 + 0.120 + 5.480) / 7.050 = 104.26 % */
-    const char *want = "\n2026-W45,2026-11-02T00:00:00Z,2026-11-09T00:00:00Z,fallback,measured,"
+    const char *want = "\n2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,fallback,measured,"
                        "3,0,0,4,1,1,0,14.400000,4.800000,7.050000,0.120000,1.750000,0.000000,"
                        "5.480000,240,240,240,-62.16,25.96,104.26\r\n";
     if (!strstr(csv, want))
@@ -325,16 +325,18 @@ static void test_export_run_writes(void **state) {
     assert_int_equal(apitest_call_auth(&t, post, "Bearer adm"), 409);
     assert_string_equal(jerr(&t), "no_source_time");
     /* a poll dated inside the week: not over yet */
-    testdb_execf(&t.db,
-                 "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status)"
-                 " VALUES ('k8s', %lld, %lld, %lld, 'ok');",
-                 TESTDB_T0 + 86400, TESTDB_T0 + 86400, TESTDB_T0 + 86400);
+    /* through the writer, as the pollers do: the read memo follows its commits */
+    int64_t run;
+    assert_int_equal(store_poll_begin(t.app.writer, "k8s", TESTDB_T0 + 86400, &run), ERR_OK);
+    assert_int_equal(
+        store_poll_end(t.app.writer, run, TESTDB_T0 + 86400, TESTDB_T0 + 86400, NULL, 1, 0),
+        ERR_OK);
     assert_int_equal(apitest_call_auth(&t, post, "Bearer adm"), 409);
     assert_string_equal(jerr(&t), "week_open");
-    testdb_execf(&t.db,
-                 "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status)"
-                 " VALUES ('k8s', %lld, %lld, %lld, 'ok');",
-                 TESTDB_T0 + 8 * 86400, TESTDB_T0 + 8 * 86400, TESTDB_T0 + 8 * 86400);
+    assert_int_equal(store_poll_begin(t.app.writer, "k8s", TESTDB_T0 + 8 * 86400, &run), ERR_OK);
+    assert_int_equal(
+        store_poll_end(t.app.writer, run, TESTDB_T0 + 8 * 86400, TESTDB_T0 + 8 * 86400, NULL, 1, 0),
+        ERR_OK);
     assert_int_equal(apitest_call_auth(&t, post, "Bearer adm"), 200);
     assert_string_equal(jstr(&t, "status"), "written");
     char p[160];
