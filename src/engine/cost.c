@@ -516,12 +516,13 @@ static enum err task_pass(struct cost_ctx *x) {
                 ar->lost_at = lost;
                 if (resumed)
                     x->r->attempts[ord ? ord[next] : next].restore_seconds =
-                        resumed - lost + max64(0, AT(next)->restore_seconds);
+                        max64(0, resumed - lost) + max64(0, AT(next)->restore_seconds);
             }
             if (resumed && in_window(q, resumed)) {
                 const struct cost_attempt *na = AT(next);
-                /* negative when the next attempt started before the loss (a duplicate) */
-                int64_t sample = resumed - lost + max64(0, na->restore_seconds);
+                /* 0 when the next attempt started before the loss (a sibling of an
+                 * N-completion Job, a duplicate): a restore time is never negative */
+                int64_t sample = max64(0, resumed - lost) + max64(0, na->restore_seconds);
                 rc = add_sample(&x->samples[g], sample);
                 if (rc != ERR_OK)
                     return rc;

@@ -1102,6 +1102,30 @@ static void test_v2_n_completion_job(void **state) {
     assert_int_equal(c->interruptions, 1);
 }
 
+/* Restore never negative (docs/cost-model.md, restore): a non-Indexed Job with
+ * completions 2 on one 2-GPU node. P1 (created -1, scheduled 0) is evicted at
+ * 500; the next pod by creation, P2 (created 0, scheduled 1), started its
+ * container at 1, before the loss. Restore sample = max(0, 1 - 500) + 0 reported
+ * = 0 s, one sample (unclamped it was 1 - 500 = -499 s, a negative restore time
+ * on the dashboard). P3 (created 599) holds 600 -> 1600 and succeeds. */
+static void test_v2_restore_never_negative(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "od", "gpu-x2", COST_CAP_ON_DEMAND, 3600000);
+    int32_t n = add_node(f, "n", p, 0, 0, 1600, 2, 16000);
+    int32_t t = add_task(f, "j", COST_FALLBACK, COST_TASK_SUCCEEDED, 1600);
+    f->tasks[t].completions = 2;
+    struct cost_attempt *p1 = add_attempt(f, t, n, 0, 0, 500, COST_PHASE_FAILED);
+    p1->reason = "Evicted";
+    add_attempt(f, t, n, 1, 1, 1000, COST_PHASE_SUCCEEDED);
+    add_attempt(f, t, n, 600, 600, 1600, COST_PHASE_SUCCEEDED);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_config_result *c = &f->r->configs[COST_FALLBACK];
+    assert_int_equal(c->interruptions, 1);
+    assert_int_equal(c->restore.samples, 1);
+    assert_int_equal(c->restore.total, 0);
+}
+
 /* Item 6, per-GPU On-Demand rate: the worked example with --on-demand-size
  * gpu-x-spot=gpu-x8, an 8-GPU size at $28.80/h ($3.60 per GPU). J1 (1 GPU, on
  * the spot pool) worked 3600 s: 3600 x 1 GPU x 28.80 / 8 / 3600 = 3.600; J2 and
@@ -1194,6 +1218,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_v2_failed_pod_end_not_stretched, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_not_ready_spells, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_restore_never_negative, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_n_completion_job, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_counterfactual_per_gpu, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_price_in_force, fx_setup, fx_teardown),
