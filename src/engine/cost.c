@@ -252,14 +252,16 @@ static void setup_nodes(struct cost_ctx *x) {
 
 /* Held interval of attempt a of task t on node rt (rt NULL: no node): to its
  * real end, the earliest of container finish, removal, node deletion, the
- * first sighting in a terminal phase, and (a terminal pod of a finished task)
- * the task's completion; open (to now) while none is known. */
+ * first sighting in a terminal phase, and (a terminal pod of a finished task
+ * whose container finish was never seen) the task's completion; open (to now)
+ * while none is known. A known finish is never cut short by the completion: a
+ * partitioned original may run past its replacement's success. */
 static void held(const struct cost_ctx *x, const struct cost_attempt *a, const struct cost_task *t,
                  const struct cost_node_rt *rt, int64_t *start, int64_t *end, bool *open) {
     int64_t s = held_start(a);
     int64_t e = min_nz(min_nz(a->finished_at, a->deleted_at), rt ? rt->end : 0);
     e = min_nz(e, a->terminal_at);
-    if (t->outcome != COST_TASK_RUNNING &&
+    if (t->outcome != COST_TASK_RUNNING && a->finished_at == 0 &&
         (a->phase == COST_PHASE_SUCCEEDED || a->phase == COST_PHASE_FAILED))
         e = min_nz(e, t->completed_at);
     *open = e == 0;

@@ -1126,6 +1126,27 @@ static void test_v2_restore_never_negative(void **state) {
     assert_int_equal(c->restore.total, 0);
 }
 
+/* Real end over the task's completion (docs/cost-model.md, attempt interval): a
+ * partitioned original A1 on S ($3.60/h = 1000 µ$/s) holds 0 -> its container
+ * finish 3263 (exit 1); its replacement A2 on F holds 1100 -> 2696 and completes
+ * the task at 2696. A1's end is known, so the task's completion does not stand in
+ * for it: A1 wasted 3263 s x 1000 = 3.263000 (ended at the completion it was
+ * 2696 x 1000 = 2.696000); A2 useful 1596 s x 1000 = 1.596000. */
+static void test_v2_known_end_after_completion(void **state) {
+    struct fx *f = *state;
+    int32_t p = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t s = add_node(f, "S", p, 0, 0, 4000, 1, 8000);
+    int32_t n = add_node(f, "F", p, 0, 0, 4000, 1, 8000);
+    int32_t t = add_task(f, "t", COST_FALLBACK, COST_TASK_SUCCEEDED, 2696);
+    add_attempt(f, t, s, 0, 0, 3263, COST_PHASE_FAILED);
+    add_attempt(f, t, n, 1100, 1100, 2696, COST_PHASE_SUCCEEDED);
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    const struct cost_config_result *c = &f->r->configs[COST_FALLBACK];
+    assert_int_equal(c->wasted_cost, 3263000);
+    assert_int_equal(c->useful_cost, 1596000);
+}
+
 /* Item 6, per-GPU On-Demand rate: the worked example with --on-demand-size
  * gpu-x-spot=gpu-x8, an 8-GPU size at $28.80/h ($3.60 per GPU). J1 (1 GPU, on
  * the spot pool) worked 3600 s: 3600 x 1 GPU x 28.80 / 8 / 3600 = 3.600; J2 and
@@ -1219,6 +1240,7 @@ int main(void) {
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_not_ready_spells, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_restore_never_negative, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_known_end_after_completion, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_n_completion_job, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_counterfactual_per_gpu, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_price_in_force, fx_setup, fx_teardown),
