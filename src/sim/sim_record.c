@@ -22,12 +22,10 @@ static char *join_labels(const struct sim_pool_spec *ps) {
     for (int k = 0; k < ps->nlabels; k++)
         len += strlen(ps->labels[k].key) + strlen(ps->labels[k].value) + 2;
     char *s = xcalloc(len, 1);
-    for (int k = 0; k < ps->nlabels; k++) {
-        strcat(s, ps->labels[k].key);
-        strcat(s, "=");
-        strcat(s, ps->labels[k].value);
-        strcat(s, "\n");
-    }
+    size_t off = 0; /* len counts every byte written below, so each call fits */
+    for (int k = 0; k < ps->nlabels; k++)
+        off +=
+            (size_t)snprintf(s + off, len - off, "%s=%s\n", ps->labels[k].key, ps->labels[k].value);
     return s;
 }
 

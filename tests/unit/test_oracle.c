@@ -475,12 +475,10 @@ static void put_job(struct store *s, const struct gen *g, int j, int64_t at) {
     ts(&b, "startTime", created);
     if (job->indexed) {
         char set[32] = "";
-        for (int k = 0; k < job->completions; k++)
-            if (job->index_done_t[k] <= at) {
-                char one[16];
-                snprintf(one, sizeof one, "%s%d", set[0] ? "," : "", k);
-                strcat(set, one);
-            }
+        size_t off = 0;
+        for (int k = 0; k < job->completions && off < sizeof set; k++)
+            if (job->index_done_t[k] <= at)
+                off += (size_t)snprintf(set + off, sizeof set - off, "%s%d", off ? "," : "", k);
         if (set[0])
             buf_printf(&b, ",\"completedIndexes\":\"%s\"", set);
     }
