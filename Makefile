@@ -18,14 +18,14 @@
 
 PKG_CONFIG ?= pkg-config
 # Each binary links what it uses: only spotsim serves TLS (GnuTLS).
-PKGS := libmicrohttpd libcurl json-c sqlite3
+PKGS := libmicrohttpd libcurl json-c sqlite3 yaml-0.1
 SIM_PKGS = $(PKGS) gnutls
 # What `make` and `make run` need (build and run); `make test` and the other test
 # targets also install TEST_PACKAGES (test-deps), which a plain build never does.
 # (curl and jq: the README's examples against `make run`)
 DEB_PACKAGES := make gcc libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-dev \
 	libjson-c-dev libsqlite3-dev libgnutls28-dev ca-certificates libjs-chart.js curl jq \
-	libxlsxwriter-dev
+	libxlsxwriter-dev libyaml-dev
 TEST_PACKAGES := clang-format libcmocka-dev sqlite3 yq prometheus chromium python3 \
 	libreoffice-calc-nogui clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema
 
