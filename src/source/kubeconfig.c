@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/secret.h"
 #include "base/xalloc.h"
 #include "source/yaml_json.h"
 
@@ -23,25 +24,38 @@ struct kset {
     int n;
 };
 
-static void wipe_free(char *s, size_t len) {
-    if (s) {
-        memset(s, 0, len ? len : strlen(s));
-        free(s);
+void kube_exec_config_copy(struct kube_exec_config *dst, const struct kube_exec_config *src) {
+    memset(dst, 0, sizeof *dst);
+    dst->api_version = xstrdup(src->api_version);
+    dst->command = xstrdup(src->command);
+    for (int i = 0; i < src->n_args; i++)
+        dst->args[i] = xstrdup(src->args[i]);
+    dst->n_args = src->n_args;
+    for (int i = 0; i < src->n_env; i++) {
+        dst->env_names[i] = xstrdup(src->env_names[i]);
+        dst->env_values[i] = xstrdup(src->env_values[i]);
     }
+    dst->n_env = src->n_env;
+    dst->install_hint = src->install_hint ? xstrdup(src->install_hint) : NULL;
 }
 
-void kube_exec_config_free(struct kube_exec_config *e) {
-    if (!e)
-        return;
+void kube_exec_config_clear(struct kube_exec_config *e) {
     free(e->api_version);
     free(e->command);
     for (int i = 0; i < e->n_args; i++)
         free(e->args[i]);
     for (int i = 0; i < e->n_env; i++) {
         free(e->env_names[i]);
-        wipe_free(e->env_values[i], 0); /* env values may hold secrets */
+        secret_free(e->env_values[i], 0); /* env values may hold secrets */
     }
     free(e->install_hint);
+    memset(e, 0, sizeof *e);
+}
+
+void kube_exec_config_free(struct kube_exec_config *e) {
+    if (!e)
+        return;
+    kube_exec_config_clear(e);
     free(e);
 }
 
@@ -52,8 +66,8 @@ void kubeconfig_auth_release(struct kubeconfig_auth *a) {
                      a->ca_data, a->token_file, a->cert_file, a->key_file, a->cert_data, a->source};
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         free(plain[i]);
-    wipe_free(a->token, 0);
-    wipe_free(a->key_data, a->key_data_len);
+    secret_free(a->token, 0);
+    secret_free(a->key_data, a->key_data_len);
     kube_exec_config_free(a->exec);
     memset(a, 0, sizeof *a);
 }

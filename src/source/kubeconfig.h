@@ -65,7 +65,12 @@ struct kubeconfig_auth {
 enum err kubeconfig_load(const char *paths, const char *context, struct kubeconfig_auth *out,
                          char *err, size_t errlen);
 void kubeconfig_auth_release(struct kubeconfig_auth *a);
+/* Frees e and everything it holds (env values are wiped). NULL is a no-op. */
 void kube_exec_config_free(struct kube_exec_config *e);
+/* Frees what e holds and zeroes it (e itself stays). */
+void kube_exec_config_clear(struct kube_exec_config *e);
+/* Deep copy into dst (overwritten, not freed first). */
+void kube_exec_config_copy(struct kube_exec_config *dst, const struct kube_exec_config *src);
 
 /* Decodes standard base64 (padding optional, whitespace ignored). *out is
  * NUL-terminated for convenience, *out_len excludes it. ERR_PARSE on other bytes. */
