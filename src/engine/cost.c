@@ -25,23 +25,6 @@
 
 __extension__ typedef __int128 i128;
 
-static int64_t max64(int64_t a, int64_t b) {
-    return a > b ? a : b;
-}
-static int64_t min64(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
-static int64_t min_nz(int64_t a, int64_t b) {
-    if (a == 0)
-        return b;
-    if (b == 0)
-        return a;
-    return a < b ? a : b;
-}
-static bool in_window(const struct cost_query *q, int64_t t) {
-    return t != 0 && t >= q->from && t < q->to;
-}
-
 /* round(num / den) for a 128-bit numerator, half away from zero; den > 0. */
 static enum err div_round(i128 num, i128 den, int64_t *out) {
     bool neg = num < 0;
@@ -55,55 +38,6 @@ static enum err div_round(i128 num, i128 den, int64_t *out) {
         return ERR_TOOBIG;
     *out = (int64_t)qt;
     return ERR_OK;
-}
-
-static bool add_ok(int64_t *acc, int64_t v) {
-    return !__builtin_add_overflow(*acc, v, acc);
-}
-
-/* Share of the node (docs/cost-model.md "Share"): on a GPU node the GPU request
- * (a pod asking no GPU has share 0); on a node without GPUs the CPU request; a
- * node with neither allocatable known is the pod's whole; at most 1. */
-static void share_of(const struct cost_node_rt *n, const struct cost_attempt *a, int64_t *num,
-                     int64_t *den) {
-    if (n->gpu > 0) {
-        *num = min64(a->gpu_request, n->gpu);
-        *den = n->gpu;
-    } else if (n->cpu > 0) {
-        *num = min64(a->cpu_request_milli, n->cpu);
-        *den = n->cpu;
-    } else {
-        *num = 1; /* nothing allocatable known: the whole node */
-        *den = 1;
-    }
-}
-
-/* cost_attempt_interrupted on the node's runtime row (no cold input access). */
-static bool interrupted_rt(const struct cost_attempt *a, const struct cost_node_rt *rt) {
-    if (a->phase == COST_PHASE_SUCCEEDED)
-        return false;
-    int64_t own_end = min_nz(min_nz(a->finished_at, a->deleted_at), a->terminal_at);
-    if (rt && rt->end && (own_end == 0 || own_end >= rt->end))
-        return true;
-    if (own_end == 0 && a->phase != COST_PHASE_FAILED)
-        return false;
-    return a->disruption_at != 0 || (a->reason && cost_interrupt_reason(a->reason));
-}
-
-/* Order of a task's attempts: pod creation (else scheduling, else start). */
-static int64_t attempt_order(const struct cost_attempt *a) {
-    return a->created_at ? a->created_at : a->scheduled_at ? a->scheduled_at : a->started_at;
-}
-
-/* Start of the held interval: PodScheduled; a pod with a node but no known
- * PodScheduled time, its container start (else creation); a pod never
- * scheduled holds nothing (0). */
-static int64_t held_start(const struct cost_attempt *a) {
-    if (a->scheduled_at)
-        return a->scheduled_at;
-    if (a->node < 0)
-        return 0;
-    return a->started_at ? a->started_at : a->created_at;
 }
 
 static enum err check_input(const struct cost_input *in, const struct cost_query *q) {
@@ -240,315 +174,12 @@ static void setup_nodes(struct cost_ctx *x) {
         struct cost_pool_rt *pr = &x->prt[rt->pool];
         pr->nodes++;
         if (rt->s)
-            pr->min_start = min_nz(pr->min_start, rt->s);
+            pr->min_start = cost_min_nz(pr->min_start, rt->s);
         if (rt->end == 0)
             pr->all_ended = false;
-        pr->max_end = max64(pr->max_end, rt->end);
-        pr->min_end = min_nz(pr->min_end, rt->end);
+        pr->max_end = cost_max64(pr->max_end, rt->end);
+        pr->min_end = cost_min_nz(pr->min_end, rt->end);
     }
-}
-
-/* ---- step 3/4: the task pass ------------------------------------------------ */
-
-/* Held interval of attempt a of task t on node rt (rt NULL: no node): to its
- * real end, the earliest of container finish, removal, node deletion, the
- * first sighting in a terminal phase, and (a terminal pod of a finished task
- * whose container finish was never seen) the task's completion; open (to now)
- * while none is known. A known finish is never cut short by the completion: a
- * partitioned original may run past its replacement's success. */
-static void held(const struct cost_ctx *x, const struct cost_attempt *a, const struct cost_task *t,
-                 const struct cost_node_rt *rt, int64_t *start, int64_t *end, bool *open) {
-    int64_t s = held_start(a);
-    int64_t e = min_nz(min_nz(a->finished_at, a->deleted_at), rt ? rt->end : 0);
-    e = min_nz(e, a->terminal_at);
-    if (t->outcome != COST_TASK_RUNNING && a->finished_at == 0 &&
-        (a->phase == COST_PHASE_SUCCEEDED || a->phase == COST_PHASE_FAILED))
-        e = min_nz(e, t->completed_at);
-    *open = e == 0;
-    if (e == 0)
-        e = x->q->now;
-    if (e < s)
-        e = s;
-    *start = s;
-    *end = e;
-}
-
-static enum err add_sample(struct buf *b, int64_t v) {
-    return buf_append(b, &v, sizeof v);
-}
-
-/* Per-attempt state of the task being passed. */
-struct held_rt {
-    int64_t s, e; /* held interval; s 0 = holds nothing */
-    int64_t fin;  /* finish key of a succeeded attempt */
-    int32_t i;    /* position in the task's creation order */
-    bool open, win;
-};
-
-/* The start of the NotReady spell of node n in which an attempt held
- * [s, e) was lost: the spell holding e that started inside the attempt; 0 none. */
-static int64_t spell_at(const struct cost_node *n, int64_t s, int64_t e) {
-    for (size_t k = 0; k < n->n_spells; k++) {
-        int64_t a = n->spells[2 * k], b = n->spells[2 * k + 1];
-        if (a >= s && a <= e && (b == 0 || b >= e))
-            return a;
-    }
-    return 0;
-}
-
-static int cmp_fin(const void *pa, const void *pb) {
-    const struct held_rt *a = *(const struct held_rt *const *)pa;
-    const struct held_rt *b = *(const struct held_rt *const *)pb;
-    if (a->fin != b->fin)
-        return a->fin < b->fin ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
-}
-
-static int cmp_sched(const void *pa, const void *pb) {
-    const struct held_rt *a = *(const struct held_rt *const *)pa;
-    const struct held_rt *b = *(const struct held_rt *const *)pb;
-    if (a->s != b->s)
-        return a->s < b->s ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
-}
-
-/* The n-th largest (1-based) of v[0..k); 0 when k < n. Reorders v. */
-static int64_t nth_largest(int64_t *v, size_t k, int64_t n) {
-    if ((int64_t)k < n || n < 1)
-        return 0;
-    for (int64_t r = 0; r < n; r++) /* n is small (completions) */
-        for (size_t j = (size_t)r + 1; j < k; j++)
-            if (v[j] > v[r]) {
-                int64_t t = v[r];
-                v[r] = v[j];
-                v[j] = t;
-            }
-    return v[n - 1];
-}
-
-/* Counterfactual On-Demand work of one winning attempt (cost.h), priced later. */
-static enum err cf_winner(struct cost_ctx *x, int g, const struct cost_attempt *a,
-                          const struct held_rt *h) {
-    const struct cost_node_rt *rt = &x->nrt[a->node];
-    struct cost_cf_sample smp = {.pool = rt->pool,
-                                 .group = g,
-                                 .at = a->started_at ? a->started_at : h->s,
-                                 .gpus = a->gpu_request};
-    if (a->work_seconds >= 0) {
-        smp.work = a->work_seconds;
-        x->cf_reported[g]++;
-    } else {
-        int64_t run0 = a->started_at ? a->started_at : h->s;
-        int64_t run1 = a->finished_at ? a->finished_at : h->e;
-        smp.work = max64(0, run1 - run0);
-        x->cf_runtime[g]++;
-    }
-    return buf_append(&x->cf, &smp, sizeof smp);
-}
-
-static enum err task_pass(struct cost_ctx *x) {
-    const struct cost_input *in = x->in;
-    const struct cost_query *q = x->q;
-    enum err rc = ERR_OK;
-    int32_t *ord = x->ord; /* NULL: the input is already in task/creation order */
-#define AT(i) (&in->attempts[ord ? ord[i] : (i)])
-    for (size_t t = 0; t < in->n_tasks; t++) {
-        const struct cost_task *task = &in->tasks[t];
-        int g = x->tgroup[t];
-        int32_t lo = x->toff[t], hi = x->toff[t + 1];
-        int64_t nwin = task->completions > 1 ? task->completions : 1;
-        /* order this task's attempts by creation, then input order */
-        for (int32_t i = lo + 1; ord && i < hi; i++) {
-            int32_t v = ord[i];
-            int64_t key = attempt_order(&in->attempts[v]);
-            int32_t j = i - 1;
-            while (j >= lo && attempt_order(&in->attempts[ord[j]]) > key) {
-                ord[j + 1] = ord[j];
-                j--;
-            }
-            ord[j + 1] = v;
-        }
-        size_t k = (size_t)(hi - lo);
-        struct held_rt *hr = x->scratch; /* sized for the largest task */
-        struct held_rt **pv = (struct held_rt **)(void *)(hr + k);
-        int64_t *ends = (int64_t *)(void *)(pv + k);
-        size_t nsucc = 0;
-        for (size_t i = 0; i < k; i++) {
-            const struct cost_attempt *a = AT(lo + (int32_t)i);
-            const struct cost_node_rt *rt = a->node >= 0 ? &x->nrt[a->node] : NULL;
-            struct held_rt *h = &hr[i];
-            held(x, a, task, rt, &h->s, &h->e, &h->open);
-            h->i = (int32_t)i;
-            h->win = false;
-            h->fin = a->finished_at ? a->finished_at : h->e;
-            if (a->phase == COST_PHASE_SUCCEEDED)
-                pv[nsucc++] = h;
-        }
-        /* winners: the first N attempts to finish successfully; with none seen
-         * succeeding, a succeeded task's last attempt unless it failed or was
-         * interrupted */
-        if (nsucc > 1)
-            qsort(pv, nsucc, sizeof *pv, cmp_fin);
-        int64_t nwon = 0;
-        for (size_t i = 0; i < nsucc && nwon < nwin; i++, nwon++)
-            pv[i]->win = true;
-        if (nwon == 0 && task->outcome == COST_TASK_SUCCEEDED && k > 0) {
-            const struct cost_attempt *la = AT(hi - 1);
-            const struct cost_node_rt *ln = la->node >= 0 ? &x->nrt[la->node] : NULL;
-            if (la->phase != COST_PHASE_FAILED && !interrupted_rt(la, ln)) {
-                struct held_rt *h = &hr[k - 1];
-                h->win = true;
-                nwon = 1;
-                if (task->completed_at && !la->finished_at && h->e > task->completed_at) {
-                    h->e = max64(h->s, task->completed_at); /* done by the completion */
-                    h->open = false;
-                }
-            }
-        }
-        struct cost_group_acc *ga = &x->gacc[g];
-        if (task->outcome == COST_TASK_SUCCEEDED && in_window(q, task->completed_at)) {
-            ga->succeeded += nwin;
-        } else if (task->outcome == COST_TASK_FAILED && in_window(q, task->completed_at)) {
-            int64_t ok = nwin > 1 ? min64((int64_t)nsucc, nwin) : 0;
-            ga->succeeded += ok;
-            ga->failed += nwin - ok;
-        }
-        /* duplicates: held seconds while N earlier-scheduled attempts are held */
-        size_t nh = 0;
-        for (size_t i = 0; i < k; i++)
-            if (hr[i].s != 0)
-                pv[nh++] = &hr[i];
-        if (nh > 1)
-            qsort(pv, nh, sizeof *pv, cmp_sched);
-        for (size_t i = 1; i < nh; i++) {
-            const struct held_rt *h = pv[i];
-            for (size_t j = 0; j < i; j++)
-                ends[j] = pv[j]->e;
-            int64_t until = min64(h->e, nth_largest(ends, i, nwin));
-            if (until <= h->s)
-                continue;
-            if (in_window(q, h->s))
-                ga->duplicates++;
-            ga->dup_secs += max64(0, min64(until, q->to) - max64(h->s, q->from));
-        }
-        bool held_in_w = false;
-        for (int32_t i = lo; i < hi; i++) {
-            const struct cost_attempt *a = AT(i);
-            const struct cost_node_rt *rt = a->node >= 0 ? &x->nrt[a->node] : NULL;
-            const struct held_rt *h = &hr[i - lo];
-            int64_t s = h->s, e = h->e;
-            bool open = h->open, win = h->win;
-            int64_t created = attempt_order(a);
-            if (in_window(q, s ? s : created)) {
-                ga->attempts++;
-                if (i - lo >= nwin)
-                    ga->retries++;
-                if (!rt)
-                    x->r->attempts_unscheduled++;
-            }
-            bool interrupted = !win && interrupted_rt(a, rt);
-            struct cost_attempt_result *ar =
-                x->r->attempts ? &x->r->attempts[ord ? ord[i] : i] : NULL;
-            if (ar) {
-                ar->start = s;
-                ar->end = s ? e : 0;
-                ar->outcome = win                                     ? COST_ATTEMPT_SUCCEEDED
-                              : interrupted                           ? COST_ATTEMPT_INTERRUPTED
-                              : open && a->phase != COST_PHASE_FAILED ? COST_ATTEMPT_RUNNING
-                                                                      : COST_ATTEMPT_FAILED;
-            }
-            if (rt && s != 0 && rt->s != 0) {
-                /* held seconds in W (cap ignored): the idle split's second tier */
-                int64_t h0 = max64(max64(s, q->from), rt->s), h1 = min64(min64(e, q->to), rt->e);
-                if (h1 > h0)
-                    x->pool_secs[(size_t)rt->pool * COST_NGROUP + (size_t)g] += h1 - h0;
-                int64_t secs = billing_overlap(rt->s, rt->e, max64(s, q->from), min64(e, q->to));
-                int kind = win ? COST_KIND_USEFUL
-                           : open && a->phase != COST_PHASE_FAILED && !interrupted
-                               ? COST_KIND_RUNNING
-                               : COST_KIND_WASTED;
-                if (h1 > h0)
-                    held_in_w = true;
-                if (secs > 0) {
-                    int64_t num, den;
-                    share_of(rt, a, &num, &den);
-                    int64_t unit = num * (rt->d / den), w, wr = 0;
-                    if (__builtin_mul_overflow(secs, unit, &w))
-                        return ERR_TOOBIG;
-                    if (kind == COST_KIND_USEFUL && a->restore_seconds > 0 && a->started_at) {
-                        int64_t r0 = max64(max64(a->started_at, s), q->from);
-                        int64_t r1 = min64(min64(a->started_at + a->restore_seconds, e), q->to);
-                        if (r1 > r0)
-                            wr = billing_overlap(rt->s, rt->e, r0, r1) * unit;
-                    }
-                    int64_t *wn = &x->w[(size_t)a->node * COST_NCLASS + (size_t)g * COST_NKIND];
-                    if (!add_ok(&wn[kind], w - wr) || !add_ok(&wn[COST_KIND_RESTORE], wr))
-                        return ERR_TOOBIG;
-                    if (ar &&
-                        (rc = money_muldiv(w, rt->rate, rt->d * 3600, &ar->allocated)) != ERR_OK)
-                        return rc;
-                }
-                if (a->checkpoint_seconds >= 0 && in_window(q, s)) {
-                    x->prt[rt->pool].ckpt_sum += a->checkpoint_seconds;
-                    x->prt[rt->pool].ckpt_n++;
-                }
-            }
-            if (!interrupted)
-                continue;
-            /* lost at: the earliest evidence inside the held interval */
-            int64_t lost = e;
-            const struct cost_node *nd = a->node >= 0 ? &in->nodes[a->node] : NULL;
-            int64_t spell = 0;
-            if (nd && nd->n_spells)
-                spell = spell_at(nd, s, e);
-            else if (nd)
-                spell = min_nz(a->not_ready_at, nd->not_ready_at);
-            int64_t ev[6] = {a->disruption_at, a->delete_requested_at, spell,
-                             a->finished_at,   a->deleted_at,          rt ? rt->end : 0};
-            for (int v = 0; v < 6; v++)
-                if (ev[v] && ev[v] >= s && ev[v] < lost)
-                    lost = ev[v];
-            if (in_window(q, lost))
-                ga->interruptions++;
-            int32_t next = i + 1;
-            while (next < hi && AT(next)->started_at == 0)
-                next++;
-            int64_t resumed = next < hi ? AT(next)->started_at : 0;
-            if (ar) {
-                ar->lost_at = lost;
-                if (resumed)
-                    x->r->attempts[ord ? ord[next] : next].restore_seconds =
-                        max64(0, resumed - lost) + max64(0, AT(next)->restore_seconds);
-            }
-            if (resumed && in_window(q, resumed)) {
-                const struct cost_attempt *na = AT(next);
-                /* 0 when the next attempt started before the loss (a sibling of an
-                 * N-completion Job, a duplicate): a restore time is never negative */
-                int64_t sample = max64(0, resumed - lost) + max64(0, na->restore_seconds);
-                rc = add_sample(&x->samples[g], sample);
-                if (rc != ERR_OK)
-                    return rc;
-            }
-            if (rt)
-                cost_reclaim_evidence(x, rt->pool, a, lost, resumed, (int32_t)t);
-        }
-        if (task->outcome == COST_TASK_RUNNING && held_in_w)
-            ga->running++;
-        /* counterfactual On-Demand: the winners of successful spot/fallback tasks */
-        if (task->outcome == COST_TASK_SUCCEEDED && in_window(q, task->completed_at) &&
-            g < COST_NCONFIG && task->config != COST_ON_DEMAND) {
-            x->r->counterfactual.tasks += nwin;
-            for (int32_t i = lo; i < hi; i++) {
-                const struct cost_attempt *a = AT(i);
-                if (!hr[i - lo].win || a->node < 0)
-                    continue; /* unpriced */
-                if ((rc = cf_winner(x, g, a, &hr[i - lo])) != ERR_OK)
-                    return rc;
-            }
-        }
-    }
-    return ERR_OK;
-#undef AT
 }
 
 /* ---- step 5/6: money --------------------------------------------------------- */
@@ -844,7 +475,7 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
             goto out;
         }
         x.toff[a->task + 1]++;
-        int64_t key = attempt_order(a);
+        int64_t key = cost_attempt_order(a);
         if (a->task < prev_task || (a->task == prev_task && key < prev_key))
             grouped = false;
         prev_task = a->task;
@@ -856,8 +487,7 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
             maxk = (size_t)x.toff[t + 1];
         x.toff[t + 1] += x.toff[t];
     }
-    x.scratch =
-        zalloc(maxk, sizeof(struct held_rt) + sizeof(struct held_rt *) + sizeof(int64_t), &rc);
+    x.scratch = zalloc(maxk, cost_task_scratch_bytes(), &rc);
     if (rc != ERR_OK)
         goto out;
     if (!grouped) { /* counting sort by task, stable */
@@ -873,7 +503,7 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
         free(fill);
     }
 
-    rc = task_pass(&x);
+    rc = cost_task_pass(&x);
     if (rc != ERR_OK)
         goto out;
     cost_resolve_od_rates(&x);

@@ -4,6 +4,7 @@
 #define SPOTLEDGER_COST_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/buf.h"
@@ -80,6 +81,81 @@ struct cost_ctx {
 
 /* Reason Evicted / NodeLost / Shutdown / NodeShutdown / Terminated (r not NULL). */
 bool cost_interrupt_reason(const char *r);
+
+/* --- small pure helpers of the cost_*.c files (inline: they sit in hot loops) --- */
+
+static inline int64_t cost_max64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+static inline int64_t cost_min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+static inline int64_t cost_min_nz(int64_t a, int64_t b) {
+    if (a == 0)
+        return b;
+    if (b == 0)
+        return a;
+    return a < b ? a : b;
+}
+static inline bool cost_in_window(const struct cost_query *q, int64_t t) {
+    return t != 0 && t >= q->from && t < q->to;
+}
+
+static inline bool cost_add_ok(int64_t *acc, int64_t v) {
+    return !__builtin_add_overflow(*acc, v, acc);
+}
+
+/* Share of the node (docs/cost-model.md "Share"): on a GPU node the GPU request
+ * (a pod asking no GPU has share 0); on a node without GPUs the CPU request; a
+ * node with neither allocatable known is the pod's whole; at most 1. */
+static inline void cost_share_of(const struct cost_node_rt *n, const struct cost_attempt *a,
+                                 int64_t *num, int64_t *den) {
+    if (n->gpu > 0) {
+        *num = cost_min64(a->gpu_request, n->gpu);
+        *den = n->gpu;
+    } else if (n->cpu > 0) {
+        *num = cost_min64(a->cpu_request_milli, n->cpu);
+        *den = n->cpu;
+    } else {
+        *num = 1; /* nothing allocatable known: the whole node */
+        *den = 1;
+    }
+}
+
+/* cost_attempt_interrupted on the node's runtime row (no cold input access). */
+static inline bool cost_interrupted_rt(const struct cost_attempt *a,
+                                       const struct cost_node_rt *rt) {
+    if (a->phase == COST_PHASE_SUCCEEDED)
+        return false;
+    int64_t own_end = cost_min_nz(cost_min_nz(a->finished_at, a->deleted_at), a->terminal_at);
+    if (rt && rt->end && (own_end == 0 || own_end >= rt->end))
+        return true;
+    if (own_end == 0 && a->phase != COST_PHASE_FAILED)
+        return false;
+    return a->disruption_at != 0 || (a->reason && cost_interrupt_reason(a->reason));
+}
+
+/* Order of a task's attempts: pod creation (else scheduling, else start). */
+static inline int64_t cost_attempt_order(const struct cost_attempt *a) {
+    return a->created_at ? a->created_at : a->scheduled_at ? a->scheduled_at : a->started_at;
+}
+
+/* Start of the held interval: PodScheduled; a pod with a node but no known
+ * PodScheduled time, its container start (else creation); a pod never
+ * scheduled holds nothing (0). */
+static inline int64_t cost_held_start(const struct cost_attempt *a) {
+    if (a->scheduled_at)
+        return a->scheduled_at;
+    if (a->node < 0)
+        return 0;
+    return a->started_at ? a->started_at : a->created_at;
+}
+
+/* cost_task.c: step 3/4, the task pass over x->toff/x->ord (cost.c). ERR_TOOBIG
+ * on an overflow of the share-seconds, ERR_NOMEM. */
+enum err cost_task_pass(struct cost_ctx *x);
+/* Bytes of x->scratch the task pass needs per attempt of the largest task. */
+size_t cost_task_scratch_bytes(void);
 
 /* cost_reclaim.c */
 enum err cost_reclaim_candidates(struct cost_ctx *x);

@@ -11,14 +11,6 @@
 #include "engine/cost_internal.h"
 #include "base/money.h"
 
-static int64_t min_nz(int64_t a, int64_t b) {
-    if (a == 0)
-        return b;
-    if (b == 0)
-        return a;
-    return a < b ? a : b;
-}
-
 static bool is_signal(const struct cost_reclaim *rc, int64_t t) {
     return t != 0 && t >= rc->gone_at - COST_RECLAIM_LOOKBACK && t <= rc->gone_at;
 }
@@ -65,9 +57,9 @@ enum err cost_reclaim_candidates(struct cost_ctx *x) {
         if (end == 0 || end >= rc->gone_at - COST_RECLAIM_LOOKBACK)
             rc->nodes++;
         if (is_signal(rc, n->cordoned_at))
-            rc->first_signal_at = min_nz(rc->first_signal_at, n->cordoned_at);
+            rc->first_signal_at = cost_min_nz(rc->first_signal_at, n->cordoned_at);
         if (is_signal(rc, n->not_ready_at))
-            rc->first_signal_at = min_nz(rc->first_signal_at, n->not_ready_at);
+            rc->first_signal_at = cost_min_nz(rc->first_signal_at, n->not_ready_at);
     }
     return ERR_OK;
 }
@@ -82,16 +74,16 @@ void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_a
         return;
     c->confirmed = true;
     if (is_signal(rc, a->disruption_at))
-        rc->first_signal_at = min_nz(rc->first_signal_at, a->disruption_at);
+        rc->first_signal_at = cost_min_nz(rc->first_signal_at, a->disruption_at);
     if (is_signal(rc, a->not_ready_at))
-        rc->first_signal_at = min_nz(rc->first_signal_at, a->not_ready_at);
+        rc->first_signal_at = cost_min_nz(rc->first_signal_at, a->not_ready_at);
     if (c->last_task == task)
         return;
     c->last_task = task;
     rc->tasks_interrupted++;
     if (resumed) {
         rc->tasks_resumed++;
-        rc->first_resumed_at = min_nz(rc->first_resumed_at, resumed);
+        rc->first_resumed_at = cost_min_nz(rc->first_resumed_at, resumed);
         if (resumed > rc->last_resumed_at)
             rc->last_resumed_at = resumed;
     }
@@ -319,7 +311,7 @@ enum err cost_reclaim_finish(struct cost_ctx *x) {
             /* replacement: a non-spot node with GPUs (a CPU node cannot run the task) */
             if ((size_t)nt->pool < in->n_pools &&
                 in->pools[nt->pool].capacity == COST_CAP_ON_DEMAND && nt->gpu > 0 && nt->s >= ref)
-                rc->fallback_ready_at = min_nz(rc->fallback_ready_at, nt->s);
+                rc->fallback_ready_at = cost_min_nz(rc->fallback_ready_at, nt->s);
         }
         rc->signal_to_gone_seconds = since(rc->first_signal_at, rc->gone_at);
         rc->replacement_delay_seconds = since(ref, rc->fallback_ready_at);
