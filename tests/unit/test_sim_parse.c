@@ -378,6 +378,24 @@ static void test_do_errors(void **state) {
     buf_release(&r.body);
 }
 
+/* The world's billing item the invoice item shows (the node whose DigitalOcean id is
+ * its resource_uuid, the item billed from its start_time), in whole cents as the
+ * invoice rounds it: half a cent up. Fails when no world item matches. */
+static int64_t world_item_cents(struct fx *f, const struct do_invoice_item *v) {
+    for (int i = 0; i < f->w->nnodes; i++) {
+        if (strcmp(f->w->nodes[i].do_id, v->resource_uuid) != 0)
+            continue;
+        struct sim_bill_item it[SIM_BILL_MAX_MONTHS];
+        int k = sim_billing_node(f->w, i, f->now, it, SIM_BILL_MAX_MONTHS);
+        for (int q = 0; q < k; q++)
+            if (it[q].start == v->start_time)
+                return (it[q].amount + 5000) / 10000 * 10000;
+    }
+    fail_msg("invoice item %s from %lld: no such item in the world", v->resource_uuid,
+             (long long)v->start_time);
+    return -1;
+}
+
 /* Items of one invoice over every page of per_page; returns their sum, counts in *n. */
 static int64_t invoice_items_sum(struct fx *f, const char *uuid, int per, size_t *n, int *pages) {
     char url[1024], why[DO_API_WHY_MAX] = "";
@@ -397,7 +415,9 @@ static int64_t invoice_items_sum(struct fx *f, const char *uuid, int per, size_t
             fail_msg("invoice %s items: %s: %s", uuid, err_str(rc), why);
         buf_release(&r.body);
         for (size_t i = 0; i < l.n; i++) {
-            assert_true(l.v[i].amount > 0);
+            /* the amount is the world's item for that node and month in whole cents,
+             * rounded half up (amounts are positive): (micro + 5000) / 10000 * 10000 */
+            assert_int_equal(l.v[i].amount, world_item_cents(f, &l.v[i]));
             /* DigitalOcean's invoices: whole hours and whole cents */
             assert_string_equal(l.v[i].duration_unit, "Hours");
             assert_int_equal(l.v[i].amount % 10000, 0);
@@ -753,9 +773,31 @@ struct watch_count {
     long long last_rv;
 };
 
+/* The deletionTimestamp the world gives a deleted object of `kind` with this uid: its
+ * deletion time (deleted_t), or for a pod with kube_deletion the request time plus
+ * the grace period (sim_world.h). Fails when no world object has the uid. */
+static int64_t world_deletion_at(const struct fx *f, enum k8s_kind kind, const char *uid) {
+    int i = world_index(f->w, sim_kind_of(kind), uid);
+    if (i < 0)
+        fail_msg("deleted %s %s is not in the world", k8s_kind_name(kind), uid);
+    switch (kind) {
+    case K8S_POD:
+        return f->w->kube_deletion ? f->w->pods[i].delreq_t + f->w->pods[i].delgrace
+                                   : f->w->pods[i].deleted_t;
+    case K8S_JOB:
+        return f->w->jobs[i].deleted_t;
+    case K8S_NODE:
+        return f->w->nodes[i].deleted_t;
+    case K8S_EVENT:
+        return f->w->events[i].deleted_t;
+    }
+    return -1;
+}
+
 /* Parses every line of a watch body with k8s_watch_parse; resourceVersions never go
- * back. Returns the number of lines. */
-static int parse_watch(const char *body, enum k8s_kind kind, struct watch_count *c) {
+ * back; a DELETED object's deletionTimestamp is the world's. Returns the number of lines. */
+static int parse_watch(const struct fx *f, const char *body, enum k8s_kind kind,
+                       struct watch_count *c) {
     memset(c, 0, sizeof *c);
     int lines = 0;
     const char *p = body;
@@ -778,7 +820,8 @@ static int parse_watch(const char *body, enum k8s_kind kind, struct watch_count 
                 break;
             case K8S_DELETED:
                 c->deleted++;
-                assert_true(k8s_object_meta(&ev.obj)->deletion_at > 0);
+                assert_int_equal(k8s_object_meta(&ev.obj)->deletion_at,
+                                 world_deletion_at(f, kind, k8s_object_meta(&ev.obj)->uid));
                 break;
             case K8S_BOOKMARK:
                 c->bookmarks++;
@@ -827,7 +870,7 @@ static void test_watch(void **state) {
         struct reply r;
         get_ok(f, path, 200, &r);
         struct watch_count c;
-        int lines = parse_watch(buf_str(&r.body), res[k].kind, &c);
+        int lines = parse_watch(f, buf_str(&r.body), res[k].kind, &c);
         buf_release(&r.body);
         /* the world's changes of that kind after `from` up to now, one line each */
         int want_changes = 0, want_deleted = 0;
@@ -869,7 +912,7 @@ static void test_gone_410(void **state) {
              (long long)sim_world_seq_at(f->w, f->S + 60));
     get_ok(f, path, 200, &r);
     struct watch_count c;
-    assert_int_equal(parse_watch(buf_str(&r.body), K8S_POD, &c), 1);
+    assert_int_equal(parse_watch(f, buf_str(&r.body), K8S_POD, &c), 1);
     assert_int_equal(c.errors, 1);
     struct k8s_watch_event ev;
     memset(&ev, 0, sizeof ev);
