@@ -202,7 +202,7 @@ def main():
             # when it killed the mutant)
             relinked = tests[:1] if verdict in ("killed", "timeout") and by == tests[0] else tests
             if not cp.fast_build(f, relinked):
-                die("mutants: the unmutated source no longer builds")
+                die("mutants: the unmutated source no longer builds:\n" + cp.last_build_log[-3000:])
             c[verdict] += 1
             where = "%s:%d" % (f, i + 1)
             if verdict == "survived":

@@ -74,13 +74,19 @@ class Copy:
         """After one make build: the commands to recompile one source and relink a test
         binary directly (no make, no archive), as the Makefile would with OPT=-O1."""
         mk = open(self.path("Makefile"), encoding="utf-8").read()
-        pkgs = re.search(r"^PKGS := (.*)$", mk, re.M).group(1).split()
+        # the test binaries link libspotsim too (SIM_PKGS adds gnutls), and the
+        # Makefile adds xlsxwriter when pkg-config finds it (HAVE_XLSX)
+        pkgs = re.search(r"^PKGS := (.*)$", mk, re.M).group(1).split() + ["gnutls"]
+        xlsx = subprocess.run(["pkg-config", "--exists", "xlsxwriter"]).returncode == 0
+        if xlsx:
+            pkgs.append("xlsxwriter")
         ver = re.search(r"^VERSION := (.*)$", mk, re.M).group(1).strip()
         pc = lambda *a: subprocess.run(["pkg-config"] + list(a), check=True,
                                        capture_output=True, text=True).stdout.split()
         self.cflags = (["-std=c11", "-D_POSIX_C_SOURCE=200809L",
                         '-DSPOTLEDGER_VERSION="%s"' % ver, "-Isrc", "-Ibuild/gen", "-O1", "-g",
-                        "-w"] + pc("--cflags", *pkgs))
+                        "-w"] + (["-DSPOTLEDGER_HAVE_XLSX"] if xlsx else []) +
+                       pc("--cflags", *pkgs))
         self.libs = pc("--libs", *pkgs) + ["-lpthread", "-lm"] + pc("--libs", "cmocka")
         objs = []
         for d, _, fs in os.walk(self.path("build/src")):
