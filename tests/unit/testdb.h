@@ -19,6 +19,7 @@
 #define SPOTLEDGER_TEST_TESTDB_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,23 @@ static inline void testdb_execf(const struct testdb *d, const char *fmt, ...) {
     va_end(ap);
     assert_true(n > 0 && (size_t)n < sizeof sql);
     testdb_exec(d, sql);
+}
+
+/* Column 0 of the first row of sql (?1 bound to arg when not NULL) as an integer,
+ * read through a connection of its own; -1 when there is no row or it is NULL. */
+static inline int64_t testdb_int(const struct testdb *d, const char *sql, const char *arg) {
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(d->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+    int64_t v = -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
 }
 
 /* A new empty, migrated database. */
