@@ -154,9 +154,7 @@ static void setup_nodes(struct cost_ctx *x) {
         struct cost_node_rt *rt = &x->nrt[i];
         struct cost_node_result *nr = &x->r->nodes[i];
         rt->pool = n->pool >= 0 ? n->pool : (int32_t)in->n_pools;
-        rt->rate = n->price_hourly ? n->price_hourly
-                   : n->pool >= 0  ? in->pools[n->pool].price_hourly
-                                   : 0;
+        rt->rate = cost_node_rate(in, n);
         rt->gpu = n->gpu_allocatable;
         rt->cpu = n->cpu_allocatable_milli;
         rt->d = (rt->gpu > 0 ? rt->gpu : 1) * (rt->cpu > 0 ? rt->cpu : 1);

@@ -164,7 +164,8 @@ struct cost_input {
      * as loaded) is fastest, the task pass then reads them sequentially. */
     const struct cost_attempt *attempts;
     size_t n_attempts;
-    /* Price history for the counterfactual; NULL/0: every task is unpriced. */
+    /* Price history (the counterfactual; the rate of a node without a price of
+     * its own); NULL/0: every task is unpriced. */
     const struct cost_price *prices;
     size_t n_prices;
 };
@@ -361,6 +362,11 @@ int64_t cost_node_end(const struct cost_node *n);
 /* Billable seconds of the node within [a, b): 60 s minimum, 672 h monthly cap,
  * open end clipped at now. */
 int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, int64_t b);
+/* The node's rate (µ$/h): its own price recorded at first sight; else the
+ * price of its pool's size in force at its creation (Ready when creation is
+ * unknown) from in->prices (sorted by size, then time); else its pool's price;
+ * 0 unknown (docs/cost-model.md "Node rate"). */
+int64_t cost_node_rate(const struct cost_input *in, const struct cost_node *n);
 
 /* The interrupted-attempt test of docs/cost-model.md (node may be NULL). */
 bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_node *node);

@@ -135,6 +135,32 @@ int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, in
     return billing_node_seconds(cost_node_start(n), cost_node_end(n), now, a, b);
 }
 
+int64_t cost_node_rate(const struct cost_input *in, const struct cost_node *n) {
+    if (n->price_hourly)
+        return n->price_hourly;
+    if (n->pool < 0 || (size_t)n->pool >= in->n_pools)
+        return 0;
+    const struct cost_pool *p = &in->pools[n->pool];
+    int64_t at = n->created_at ? n->created_at : n->ready_at;
+    /* the last row of (size, at) <= (p->size, at) in the sorted history */
+    size_t lo = 0, hi = in->n_prices;
+    while (p->size && at && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct cost_price *m = &in->prices[mid];
+        int c = m->size ? strcmp(m->size, p->size) : -1;
+        if (c < 0 || (c == 0 && m->at <= at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (p->size && at && lo > 0) {
+        const struct cost_price *m = &in->prices[lo - 1];
+        if (m->size && strcmp(m->size, p->size) == 0 && m->price_hourly > 0)
+            return m->price_hourly;
+    }
+    return p->price_hourly;
+}
+
 /* ---- attempts ------------------------------------------------------------- */
 
 bool cost_interrupt_reason(const char *r) {

@@ -453,10 +453,14 @@ static const char SQL_RC_POOLS[] =
     "SELECT id, name, capacity_type FROM node_pools WHERE (?1 IS NULL OR cluster_id = ?1) "
     "ORDER BY first_seen, id";
 /* A node only Kubernetes saw (it lived between two DigitalOcean polls) has no
- * price of its own: it is priced at its pool's rate, as the cost engine does. */
+ * price of its own: it is priced at its pool's size's price in force at its
+ * creation, else its pool's rate, as the cost engine does (cost_node_rate). */
 static const char SQL_RC_NODES[] =
     "SELECT n.name, n.do_id, n.droplet_id, n.pool_id, "
-    "COALESCE(n.price_hourly_micro, (SELECT p.price_hourly_micro FROM node_pools p "
+    "COALESCE(n.price_hourly_micro, (SELECT sp.price_hourly_micro FROM size_prices sp "
+    "JOIN node_pools p ON sp.slug = p.size WHERE p.id = n.pool_id "
+    "AND sp.observed_at <= coalesce(n.created_at, n.ready_at) AND sp.price_hourly_micro > 0 "
+    "ORDER BY sp.observed_at DESC LIMIT 1), (SELECT p.price_hourly_micro FROM node_pools p "
     "WHERE p.id = n.pool_id)), "
     "COALESCE(n.ready_at, n.created_at, n.first_seen), "
     "CASE WHEN n.do_deleted_at IS NULL THEN n.k8s_deleted_at WHEN n.k8s_deleted_at IS NULL THEN "

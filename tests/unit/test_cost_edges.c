@@ -189,6 +189,40 @@ static void test_unseen_end_clipped_at_completion(void **state) {
     assert_int_equal(c->tasks_succeeded, 1);
 }
 
+/* A node without a price of its own (only Kubernetes saw it, between two
+ * DigitalOcean polls) is billed at its pool's size's price in force at its
+ * creation (docs/cost-model.md "Node rate"), not at the pool's price of first
+ * sight. Pool gpu-x first seen at 3600 µ$/h; the list price drops to 1800 µ$/h
+ * at T0 - 100 and rises to 7200 µ$/h at T0 + 500, after the node's creation at
+ * T0. Window [T0, T0 + 1000), node alive: 1000 s x 1800 / 3600 = 500 µ$ (v1:
+ * 1000 s x 3600 / 3600 = 1000 µ$). The 400 s attempt: 400 x 0.5 = 200 µ$. */
+static void test_node_rate_in_force_at_creation(void **state) {
+    struct fx *f = *state;
+    f->node.price_hourly = 0;
+    static const struct cost_price hist[] = {{"gpu-a", T0 - 9000, 1, 1},
+                                             {"gpu-x", T0 - 5000, 3600, 1},
+                                             {"gpu-x", T0 - 100, 1800, 1},
+                                             {"gpu-x", T0 + 500, 7200, 1},
+                                             {"gpu-z", T0 - 9000, 2, 1}};
+    attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 400), 0, 400, COST_PHASE_SUCCEEDED);
+    struct cost_input in = {&f->pool, 1, &f->node, 1, f->tasks, f->nt, f->att, f->na, hist, 5};
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->nodes[0].rate_hourly, 1800);
+    assert_int_equal(f->r->nodes_total, 500);
+    assert_int_equal(f->r->configs[COST_FALLBACK].useful_cost, 200);
+    assert_int_equal(f->r->configs[COST_FALLBACK].cost, 500); /* 200 + idle 300 */
+    /* created (T0 - 200, Ready T0) before the first recorded price: the pool's
+     * price of first sight, 1000 s x 3600 / 3600 = 1000 µ$ */
+    in.prices = &hist[2];
+    in.n_prices = 2;
+    f->node.created_at = T0 - 200;
+    cost_result_free(f->r);
+    f->r = NULL;
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->nodes[0].rate_hourly, 3600);
+    assert_int_equal(f->r->nodes_total, 1000);
+}
+
 /* Input the engine must refuse: a node in pool 0 when there is no pool, a task of
  * an unknown configuration, an empty window. */
 static void test_bad_input(void **state) {
@@ -220,6 +254,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_allocated_rounds_half_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unseen_end_clipped_at_completion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_rate_in_force_at_creation, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

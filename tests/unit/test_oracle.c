@@ -205,7 +205,10 @@ static void gen_make(struct gen *g, uint64_t seed) {
                 nd->nspells = s;
                 if (s > 0 && nd->spells[s - 1].to == NV)
                     nd->spells[s - 1].to = gone - 30;
-                if (nd->ready_t != NV && (s == 0 || nd->spells[s - 1].to < gone - 30))
+                /* a node Ready only after the signal was never Ready-then-NotReady:
+                 * no spell (seed 1038, docs/oracle.md) */
+                if (nd->ready_t != NV && nd->ready_t < gone - 30 &&
+                    (s == 0 || nd->spells[s - 1].to < gone - 30))
                     nd->spells[nd->nspells++] = (struct orc_spell){gone - 30, NV};
             }
         }
@@ -783,6 +786,19 @@ static void dump(const struct gen *g) {
     }
 }
 
+/* What Kubernetes can show: a NotReady spell starts after the node was Ready
+ * (else the watcher never sees it Ready while the record bills it). */
+static void check_spells(uint64_t seed, const struct gen *g) {
+    for (int n = 0; n < g->nnodes; n++)
+        for (int k = 0; k < g->nodes[n].nspells; k++)
+            if (g->nodes[n].ready_t == NV || g->nodes[n].spells[k].from <= g->nodes[n].ready_t) {
+                printf("seed %llu: generator: %s NotReady at %lld, Ready at %lld\n",
+                       (unsigned long long)seed, g->nodes[n].name,
+                       (long long)g->nodes[n].spells[k].from, (long long)g->nodes[n].ready_t);
+                ndiff++;
+            }
+}
+
 static int run_seed(uint64_t seed) {
     struct gen *g = calloc(1, sizeof *g);
     gen_make(g, seed);
@@ -811,6 +827,7 @@ static int run_seed(uint64_t seed) {
     struct calc c;
     enum err rc = calc_run(s, &cs, from, to, &q, &c);
     int before = ndiff;
+    check_spells(seed, g);
     if (rc != ERR_OK) {
         printf("seed %llu: engine failed: %s\n", (unsigned long long)seed, err_str(rc));
         ndiff++;

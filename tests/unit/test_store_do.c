@@ -53,15 +53,20 @@ static int teardown(void **state) {
     return 0;
 }
 
+/* The 1-GPU spot size the cases list, at 1.800000 $/h. */
+static struct do_size size_x_spot(void) {
+    return (struct do_size){.slug = S("gpu-x-spot"),
+                            .vcpus = 8,
+                            .memory_mb = 1024,
+                            .gpu_count = 1,
+                            .gpu_vram_gb = 80,
+                            .price_hourly = 1800000,
+                            .price_monthly = 1209600000};
+}
+
 static void test_price_history_only_on_change(void **state) {
     struct fx *f = *state;
-    struct do_size z = {.slug = S("gpu-x-spot"),
-                        .vcpus = 8,
-                        .memory_mb = 1024,
-                        .gpu_count = 1,
-                        .gpu_vram_gb = 80,
-                        .price_hourly = 1800000,
-                        .price_monthly = 1209600000};
+    struct do_size z = size_x_spot();
     bool changed;
     assert_int_equal(store_begin(f->db), ERR_OK);
     assert_int_equal(store_do_upsert_size(f->db, &z, 100, &changed), ERR_OK);
@@ -110,6 +115,40 @@ static void test_node_price_locked_and_reclaim_withdrawn(void **state) {
     assert_int_equal(in.nodes[0].price_hourly, 1800000);
     assert_int_equal(in.nodes[0].start, 1000);
     assert_int_equal(in.nodes[0].end, 3000); /* the node itself was not listed again */
+    reconcile_input_release(&in);
+}
+
+/* A node only Kubernetes saw (no price of its own) is reconciled at its pool's
+ * size's price in force at its creation, as the cost engine bills it
+ * (docs/cost-model.md "Node rate"): pool first seen at 1.800000 $/h (t 1000);
+ * the list price drops to 1.700000 at t 1500; node-k created at t 2000 ->
+ * 1700000 µ$/h (v1: the pool's 1800000). node-e, created at t 500 before any
+ * recorded price, keeps the pool's 1800000. */
+static void test_reconcile_node_price_in_force(void **state) {
+    struct fx *f = *state;
+    struct do_size z = size_x_spot();
+    struct do_pool p = {.id = S("pool-1"), .name = S("spot"), .size = S("gpu-x-spot"), .count = 0};
+    assert_int_equal(store_begin(f->db), ERR_OK);
+    assert_int_equal(store_do_upsert_size(f->db, &z, 1000, NULL), ERR_OK);
+    assert_int_equal(store_do_upsert_pool(f->db, "c1", &p, "spot", "slug", 1800000, 1000), ERR_OK);
+    z.price_hourly = 1700000;
+    assert_int_equal(store_do_upsert_size(f->db, &z, 1500, NULL), ERR_OK);
+    assert_int_equal(store_commit(f->db), ERR_OK);
+    char *err = NULL;
+    assert_int_equal(
+        sqlite3_exec(store_db(f->db),
+                     "INSERT INTO nodes(name, pool_id, created_at, ready_at, k8s_deleted_at,"
+                     " first_seen, last_seen) VALUES ('node-k', 'pool-1', 2000, 2010, 2100, 2000,"
+                     " 2100), ('node-e', 'pool-1', 500, 510, 600, 500, 600)",
+                     NULL, NULL, &err),
+        SQLITE_OK);
+    struct reconcile_input in;
+    assert_int_equal(store_do_reconcile_input(f->db, "1970-01", "c1", &in), ERR_OK);
+    assert_int_equal(in.n_nodes, 2);
+    assert_string_equal(in.nodes[0].name, "node-e");
+    assert_int_equal(in.nodes[0].price_hourly, 1800000);
+    assert_string_equal(in.nodes[1].name, "node-k");
+    assert_int_equal(in.nodes[1].price_hourly, 1700000);
     reconcile_input_release(&in);
 }
 
@@ -278,6 +317,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_node_price_locked_and_reclaim_withdrawn, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_billing_dedupe, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconcile_node_price_in_force, setup, teardown),
         cmocka_unit_test(test_node_seconds_rule),
         cmocka_unit_test(test_reconcile_worked_example),
         cmocka_unit_test(test_reconcile_min_charge),
