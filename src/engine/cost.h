@@ -171,9 +171,11 @@ struct cost_input {
 };
 
 /* Counterfactual size mapping (--on-demand-size SPOT=OD, then every listed size
- * as the twin of "<slug>-spot"), with the OD size's latest price (that price
- * only re-prices useful cost for the break-even figure; the counterfactual
- * takes the price in force from cost_input.prices). */
+ * as the twin of "<slug>-spot"), with the OD size's latest price. The break-even
+ * figure re-prices useful cost at the OD size's price in force at the window's
+ * last second from cost_input.prices (this price only when the history has no
+ * row for the size); the counterfactual takes the price in force when each
+ * winner ran. */
 struct cost_od_size {
     const char *spot_size;
     const char *od_size;

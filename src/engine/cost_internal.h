@@ -157,6 +157,12 @@ enum err cost_task_pass(struct cost_ctx *x);
 /* Bytes of x->scratch the task pass needs per attempt of the largest task. */
 size_t cost_task_scratch_bytes(void);
 
+/* The list price (µ$/h) of size in force at `at`: the last row of the sorted
+ * history observed at or before it; none: the first row after it when or_first,
+ * else 0. 0 also when the size has no row or a row's price is not positive. */
+int64_t cost_price_in_force(const struct cost_input *in, const char *size, int64_t at,
+                            bool or_first);
+
 /* cost_reclaim.c */
 enum err cost_reclaim_candidates(struct cost_ctx *x);
 void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,

@@ -111,6 +111,7 @@ void cost_resolve_od_rates(struct cost_ctx *x) {
             !x->prt[p].od_rate)
             x->prt[p].od_rate = x->nrt[i].rate;
     }
+    int64_t last = q->now < q->to ? q->now : q->to - 1;
     /* the on-demand pool fallback tasks used most */
     int64_t fb_best = 0, fb_rate = 0;
     for (size_t p = 0; p < in->n_pools; p++) {
@@ -129,8 +130,14 @@ void cost_resolve_od_rates(struct cost_ctx *x) {
             continue;
         int64_t rate = 0;
         for (size_t k = 0; pool->size && k < q->n_od_sizes && !rate; k++)
-            if (q->od_sizes[k].spot_size && strcmp(q->od_sizes[k].spot_size, pool->size) == 0)
-                rate = q->od_sizes[k].od_price_hourly;
+            if (q->od_sizes[k].spot_size && strcmp(q->od_sizes[k].spot_size, pool->size) == 0) {
+                /* the price in force at the window's last second (stability: a
+                 * later list price never re-prices a closed window), else the
+                 * mapping's own */
+                rate = cost_price_in_force(in, q->od_sizes[k].od_size, last, true);
+                if (!rate)
+                    rate = q->od_sizes[k].od_price_hourly;
+            }
         for (size_t o = 0; pool->size && o < in->n_pools && !rate; o++)
             if (in->pools[o].capacity == COST_CAP_ON_DEMAND && in->pools[o].size &&
                 is_od_of(in->pools[o].size, pool->size))

@@ -135,6 +135,29 @@ int64_t cost_node_billable(const struct cost_node *n, int64_t now, int64_t a, in
     return billing_node_seconds(cost_node_start(n), cost_node_end(n), now, a, b);
 }
 
+int64_t cost_price_in_force(const struct cost_input *in, const char *size, int64_t at,
+                            bool or_first) {
+    /* lo: one past the last row of (size, at) <= (size, at) in the sorted history */
+    size_t lo = 0, hi = in->n_prices;
+    while (size && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct cost_price *m = &in->prices[mid];
+        int c = m->size ? strcmp(m->size, size) : -1;
+        if (c < 0 || (c == 0 && m->at <= at))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!size)
+        return 0;
+    if (lo > 0 && in->prices[lo - 1].size && strcmp(in->prices[lo - 1].size, size) == 0)
+        return in->prices[lo - 1].price_hourly > 0 ? in->prices[lo - 1].price_hourly : 0;
+    if (or_first && lo < in->n_prices && in->prices[lo].size &&
+        strcmp(in->prices[lo].size, size) == 0) /* observed only after `at` */
+        return in->prices[lo].price_hourly > 0 ? in->prices[lo].price_hourly : 0;
+    return 0;
+}
+
 int64_t cost_node_rate(const struct cost_input *in, const struct cost_node *n) {
     if (n->price_hourly)
         return n->price_hourly;
@@ -142,23 +165,8 @@ int64_t cost_node_rate(const struct cost_input *in, const struct cost_node *n) {
         return 0;
     const struct cost_pool *p = &in->pools[n->pool];
     int64_t at = n->created_at ? n->created_at : n->ready_at;
-    /* the last row of (size, at) <= (p->size, at) in the sorted history */
-    size_t lo = 0, hi = in->n_prices;
-    while (p->size && at && lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct cost_price *m = &in->prices[mid];
-        int c = m->size ? strcmp(m->size, p->size) : -1;
-        if (c < 0 || (c == 0 && m->at <= at))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (p->size && at && lo > 0) {
-        const struct cost_price *m = &in->prices[lo - 1];
-        if (m->size && strcmp(m->size, p->size) == 0 && m->price_hourly > 0)
-            return m->price_hourly;
-    }
-    return p->price_hourly;
+    int64_t v = at ? cost_price_in_force(in, p->size, at, false) : 0;
+    return v ? v : p->price_hourly;
 }
 
 /* ---- attempts ------------------------------------------------------------- */
