@@ -11,8 +11,11 @@
 #include <time.h>
 
 #include "service/app.h"
+#include "service/check.h"
 #include "service/config.h"
 #include "service/exporter.h"
+#include "source/do_clusters.h"
+#include "source/do_token.h"
 #include "source/kube_auth.h"
 #include "base/log.h"
 #include "ingest/poll_do.h"
@@ -32,6 +35,7 @@ static void watch_k8s_options_from_config(struct watch_k8s_options *o, const str
     o->api_url = conn->url;
     o->token_file = conn->token_file;
     o->ca_file = conn->ca_file;
+    o->conn = conn;
     o->ns = cfg->kube_namespace;
     o->job_selector = cfg->job_selector;
     o->resync_seconds = cfg->poll_interval > 0 ? cfg->poll_interval : 60;
@@ -57,15 +61,67 @@ static int load_token(const char *flag, const char *path, char **out) {
     return 0;
 }
 
+/* No --cluster-id: the DOKS server URL's, else stop naming the account's clusters.
+ * 0 with *id set, -1 (printed) otherwise. */
+static int find_cluster_id(const struct config *cfg, const struct kube_conn *kc, const char *tok,
+                           const char **id) {
+    *id = cfg->cluster_id;
+    if (*id)
+        return 0;
+    if (kc && kc->doks_cluster_id[0]) {
+        *id = kc->doks_cluster_id;
+        log_msg(LOG_INFO, "main: cluster id %s from the DOKS API server URL", *id);
+        return 0;
+    }
+    struct http_client *c = NULL;
+    struct http_response resp;
+    http_response_init(&resp);
+    struct do_cluster_brief *cl = calloc(DO_CLUSTERS_MAX, sizeof *cl);
+    int n = 0;
+    char names[2048] = "";
+    enum err rc = cl && http_client_new(NULL, &c) == ERR_OK
+                      ? do_clusters_list(c, cfg->do_api_url, tok, cl, DO_CLUSTERS_MAX, &n, &resp)
+                      : ERR_NOMEM;
+    if (rc == ERR_OK) {
+        do_clusters_describe(cl, n, names, sizeof names);
+        fprintf(stderr, "spotledger: no --cluster-id; pass one of this account's clusters: %s\n",
+                names);
+    } else {
+        fprintf(stderr,
+                "spotledger: no --cluster-id, and the account's clusters cannot be listed (%s); "
+                "pass --cluster-id UUID\n",
+                resp.error[0] ? resp.error : err_str(rc));
+    }
+    free(cl);
+    http_response_release(&resp);
+    http_client_free(c);
+    return -1;
+}
+
 int main(int argc, char **argv) {
     struct config cfg;
-    char err[512];
+    char err[1024];
+    bool check = argc > 1 && strcmp(argv[1], "check") == 0;
+    if (check) {
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     enum config_result cr = config_parse(&cfg, argc, argv, real_getenv, err, sizeof err);
     if (cr != CONFIG_OK) {
         if (cr == CONFIG_BAD)
             fprintf(stderr, "spotledger: %s\n", err);
         config_release(&cfg);
         return cr == CONFIG_EXIT ? 0 : 2;
+    }
+    if (check) {
+        /* the report is the output: only warnings and worse go to the log */
+        log_set_level(cfg.log_level > LOG_WARN ? cfg.log_level : LOG_WARN);
+        curl_global_init(CURL_GLOBAL_ALL);
+        int rc = check_run(&cfg, real_getenv, stdout);
+        curl_global_cleanup();
+        config_release(&cfg);
+        return rc;
     }
     if (config_check_kube(&cfg, real_getenv, err, sizeof err) != CONFIG_OK) {
         fprintf(stderr, "spotledger: %s\n", err);
@@ -125,6 +181,9 @@ int main(int argc, char **argv) {
     struct poll_do *do_poller = NULL;
     struct exporter *exporter = NULL;
     int migrated = 0;
+    struct kube_conn kc;
+    memset(&kc, 0, sizeof kc);
+    bool have_kc = false;
     if (store_open(cfg.db, STORE_WRITER, &db, &migrated) != ERR_OK) {
         fprintf(stderr, "spotledger: --db: cannot open '%s'\n", cfg.db);
         goto out;
@@ -135,18 +194,20 @@ int main(int argc, char **argv) {
 
     /* Kubernetes watcher (before the server reads app): in-cluster or --kube-api-url
      * (config_check_kube made sure one is there), none with --no-kube */
-    struct kube_conn kc;
     struct watch_k8s_options ko;
     const struct kube_flags kf = {.api_url = cfg.kube_api_url,
                                   .token_file = cfg.kube_token_file,
                                   .ca_file = cfg.kube_ca_file,
-                                  .in_cluster = cfg.kube_in_cluster};
+                                  .kubeconfig = cfg.kubeconfig,
+                                  .context = cfg.kube_context,
+                                  .insecure_ok = cfg.kube_insecure};
     if (cfg.no_kube) {
         log_msg(LOG_INFO, "main: --no-kube: DigitalOcean only, no Kubernetes watcher");
     } else if (kube_conn_resolve(&kf, real_getenv, &kc, err, sizeof err) != ERR_OK) {
         fprintf(stderr, "spotledger: %s\n", err);
         goto out;
     } else {
+        have_kc = true;
         watch_k8s_options_from_config(&ko, &cfg, &kc);
         if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) != ERR_OK ||
             watch_k8s_start(k8s) != ERR_OK) {
@@ -156,19 +217,25 @@ int main(int argc, char **argv) {
         app.k8s_enabled = true;
     }
 
-    /* DigitalOcean poller: needs a cluster and a token (file, else DIGITALOCEAN_TOKEN) */
-    if (cfg.cluster_id && (cfg.do_token_file || cfg.do_token_from_env)) {
-        char *tok = NULL;
-        if (cfg.do_token_file) {
-            if (load_token("do-token-file", cfg.do_token_file, &tok) != 0)
-                goto out;
-        } else {
-            tok = strdup(getenv("DIGITALOCEAN_TOKEN"));
+    /* DigitalOcean poller: needs a token (source/do_token.h) and a cluster */
+    char *tok = NULL, tsrc[700];
+    const char *cluster_id = NULL;
+    if (do_token_find(cfg.do_token_file, cfg.doctl_config, real_getenv, &tok, tsrc, sizeof tsrc,
+                      err, sizeof err) != ERR_OK) {
+        if (cfg.do_token_file || cfg.doctl_config) {
+            fprintf(stderr, "spotledger: %s\n", err);
+            goto out;
         }
+        log_msg(LOG_WARN, "main: DigitalOcean poller off: %s", err);
+    } else if (find_cluster_id(&cfg, have_kc ? &kc : NULL, tok, &cluster_id) != 0) {
+        free_secret(tok);
+        goto out;
+    } else {
+        log_msg(LOG_INFO, "main: DigitalOcean token from %s", tsrc);
         struct poll_do_options po = {
             .api_url = cfg.do_api_url,
             .token = tok,
-            .cluster_id = cfg.cluster_id,
+            .cluster_id = cluster_id,
             .spot_pools = cfg.spot_pools,
             .n_spot_pools = cfg.n_spot_pools,
             .spot_labels = cfg.spot_labels,
@@ -222,6 +289,7 @@ out:
     poll_do_free(do_poller); /* stops and joins before the store closes */
     export_stop(exporter);
     store_free(db);
+    kube_conn_release(&kc); /* after the watcher: it borrowed kc */
     curl_global_cleanup();
     free_secret(app.api_token);
     free_secret(app.admin_token);

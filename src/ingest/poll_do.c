@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "source/do_api.h"
+#include "source/pool_capacity.h"
 #include "base/log.h"
 #include "store/store_do.h"
 #include "base/xalloc.h"
@@ -249,25 +250,8 @@ static void warn_once(struct poll_do *p, const char *what) {
 
 static const char *capacity_of(const struct poll_do *p, const struct do_pool *pool,
                                const char **basis) {
-    for (int i = 0; i < p->opt.n_spot_pools; i++)
-        if (strcmp(p->spot_pools[i], pool->id) == 0) {
-            *basis = "flag";
-            return "spot";
-        }
-    size_t n = strlen(pool->size);
-    if (n >= 5 && strcmp(pool->size + n - 5, "-spot") == 0) {
-        *basis = "slug";
-        return "spot";
-    }
-    for (size_t i = 0; i < pool->n_labels; i++)
-        for (int j = 0; j < p->opt.n_spot_labels; j++)
-            if (strcmp(pool->labels[i].key, p->spot_labels[j].key) == 0 &&
-                strcmp(pool->labels[i].value, p->spot_labels[j].value) == 0) {
-                *basis = "label";
-                return "spot";
-            }
-    *basis = "default";
-    return "on-demand";
+    return pool_capacity(pool, p->spot_pools, p->opt.n_spot_pools, p->spot_labels,
+                         p->opt.n_spot_labels, basis);
 }
 
 /* Generic page accumulation: each page's struct is appended to a vector. */

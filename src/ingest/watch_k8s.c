@@ -268,6 +268,9 @@ enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer
         .timeout_ms = w->opt.request_timeout_ms,
         .max_response = w->opt.max_response,
         .ca_file = w->ca_file,
+        .client_cert = opt->conn && opt->conn->cert_file[0] ? opt->conn->cert_file : NULL,
+        .client_key = opt->conn && opt->conn->key_file[0] ? opt->conn->key_file : NULL,
+        .insecure = opt->conn && opt->conn->insecure,
         .max_retries = 2,
         .sleep_ctx = w,
         .cancelled = cancel_hook,
@@ -278,7 +281,8 @@ enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer
         pthread_mutex_init(&in->log.mu, NULL);
         in->log.interval_ms = WATCH_RELIST_WINDOW_MS;
         in->log.burst = 1;
-        kube_token_init(&in->token, w->token_file);
+        kube_token_init_src(&in->token, w->token_file, opt->conn ? opt->conn->token : NULL,
+                            opt->conn ? opt->conn->exec : NULL);
         if (http_client_new(&ho, &in->http) != ERR_OK) {
             watch_k8s_free(w);
             return ERR_NOMEM;
@@ -347,7 +351,7 @@ static enum err get_with_auth(struct informer *in, const char *url, struct http_
     if (rc != ERR_OK)
         return rc;
     rc = http_client_get(in->http, url, tok, "kubernetes:read", resp);
-    if (rc == ERR_AUTH && in->token.path) {
+    if (rc == ERR_AUTH && kube_token_refreshable(&in->token)) {
         /* the token may have been rotated since we read it */
         STAT_ADD(in->w, auth_retries, 1);
         kube_token_invalidate(&in->token);
@@ -652,7 +656,7 @@ static enum watch_end informer_watch(struct informer *in, bool *progress) {
     if (rc == ERR_OK)
         rc = http_client_stream(in->http, buf_str(&url), tok, w->opt.idle_timeout_ms,
                                 w->opt.max_line, on_line, &sc, &resp);
-    if (rc == ERR_AUTH && in->token.path) {
+    if (rc == ERR_AUTH && kube_token_refreshable(&in->token)) {
         STAT_ADD(w, auth_retries, 1);
         kube_token_invalidate(&in->token);
     }

@@ -36,11 +36,15 @@
 #include "base/err.h"
 
 struct store;
+struct kube_conn;
 
 struct watch_k8s_options {
-    const char *api_url;       /* "https://host:port" (copied) */
-    const char *token_file;    /* NULL/"": no Authorization (copied) */
-    const char *ca_file;       /* NULL/"": system CAs (copied) */
+    const char *api_url;    /* "https://host:port" (copied) */
+    const char *token_file; /* NULL/"": no Authorization (copied) */
+    const char *ca_file;    /* NULL/"": system CAs (copied) */
+    /* NULL, or the resolved connection for a static token, an exec plugin, a
+     * client certificate and --kube-insecure (borrowed: must outlive the watcher) */
+    const struct kube_conn *conn;
     const char *ns;            /* NULL/"": all namespaces (copied) */
     const char *job_selector;  /* label selector for Jobs, NULL: all (copied) */
     bool events_v1;            /* events.k8s.io/v1 instead of core/v1 Events */

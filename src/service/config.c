@@ -29,10 +29,19 @@ static const struct opt opts[] = {
     {"do-api-url", OPT_STR, OFF(do_api_url), 0, "URL",
      "DigitalOcean API (https://api.digitalocean.com)"},
     {"do-token-file", OPT_STR, OFF(do_token_file), 0, "PATH",
-     "DigitalOcean token file (or DIGITALOCEAN_TOKEN)"},
-    {"cluster-id", OPT_STR, OFF(cluster_id), 0, "UUID", "DOKS cluster to watch"},
+     "DigitalOcean token file (else DIGITALOCEAN_TOKEN, DIGITALOCEAN_ACCESS_TOKEN, doctl)"},
+    {"doctl-config", OPT_STR, OFF(doctl_config), 0, "PATH",
+     "doctl's config for the token (~/.config/doctl/config.yaml)"},
+    {"cluster-id", OPT_STR, OFF(cluster_id), 0, "UUID",
+     "DOKS cluster to watch (from a DOKS kubeconfig server URL)"},
+    {"kubeconfig", OPT_STR, OFF(kubeconfig), 0, "PATH[:PATH]",
+     "kubeconfig file(s) (KUBECONFIG, else in-cluster, else ~/.kube/config)"},
+    {"kube-context", OPT_STR, OFF(kube_context), 0, "NAME",
+     "kubeconfig context (its current-context)"},
+    {"kube-insecure", OPT_BOOL, OFF(kube_insecure), 0, NULL,
+     "accept insecure-skip-tls-verify from the kubeconfig (warned)"},
     {"kube-api-url", OPT_STR, OFF(kube_api_url), 0, "URL",
-     "Kubernetes API (default: in-cluster service account)"},
+     "Kubernetes API, instead of a kubeconfig"},
     {"kube-token-file", OPT_STR, OFF(kube_token_file), 0, "PATH",
      "Kubernetes bearer token file (re-read when it changes)"},
     {"kube-ca-file", OPT_STR, OFF(kube_ca_file), 0, "PATH", "CA bundle for the Kubernetes API"},
@@ -70,7 +79,8 @@ static const struct opt opts[] = {
 #define NOPTS (sizeof opts / sizeof opts[0])
 
 void config_usage(FILE *f) {
-    fprintf(f, "usage: spotledger [OPTIONS]\n\n"
+    fprintf(f, "usage: spotledger [OPTIONS]\n"
+               "       spotledger check [OPTIONS]   (can these settings work? exit 0 if so)\n\n"
                "Cost per successful task on DOKS Spot, Spot+fallback and On-Demand.\n"
                "Every --flag also reads SPOTLEDGER_FLAG from the environment; flags win.\n\n");
     for (size_t i = 0; i < NOPTS; i++) {
@@ -324,8 +334,6 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
         if ((r = apply(cfg, given[i].o, given[i].v, false, err, errlen)) != CONFIG_OK)
             return r;
 
-    const char *tok = getenv_fn("DIGITALOCEAN_TOKEN");
-    cfg->do_token_from_env = tok && *tok;
     if ((r = split_listen(cfg, err, errlen)) != CONFIG_OK)
         return r;
     const char *dc = cfg->default_configuration;
@@ -345,8 +353,9 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
              cfg->kube_api_url);
         return CONFIG_BAD;
     }
-    if (cfg->no_kube && cfg->kube_api_url) {
-        errf(err, errlen, "--no-kube: conflicts with --kube-api-url; pass one of them");
+    if (cfg->no_kube && (cfg->kube_api_url || cfg->kubeconfig)) {
+        errf(err, errlen, "--no-kube: conflicts with --%s; pass one of them",
+             cfg->kube_api_url ? "kube-api-url" : "kubeconfig");
         return CONFIG_BAD;
     }
     cfg->kube_in_cluster = cfg->kube_api_url == NULL && !cfg->no_kube;
@@ -363,15 +372,22 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
 enum config_result config_check_kube(const struct config *cfg,
                                      const char *(*getenv_fn)(const char *name), char *err,
                                      size_t errlen) {
-    if (cfg->no_kube || (cfg->kube_api_url && *cfg->kube_api_url))
+    if (cfg->no_kube || (cfg->kube_api_url && *cfg->kube_api_url) || cfg->kubeconfig)
         return CONFIG_OK;
     const char *host = getenv_fn("KUBERNETES_SERVICE_HOST");
-    if (host && *host)
+    const char *kc = getenv_fn("KUBECONFIG");
+    if ((host && *host) || (kc && *kc))
+        return CONFIG_OK;
+    const char *home = getenv_fn("HOME");
+    char def[512];
+    struct stat st;
+    if (home && *home && snprintf(def, sizeof def, "%s/.kube/config", home) < (int)sizeof def &&
+        stat(def, &st) == 0)
         return CONFIG_OK;
     errf(err, errlen,
-         "no Kubernetes API: not in a cluster (KUBERNETES_SERVICE_HOST unset); pass "
-         "--kube-api-url URL --kube-token-file PATH --kube-ca-file PATH, or --no-kube to "
-         "account DigitalOcean only");
+         "no Kubernetes API: not in a cluster (KUBERNETES_SERVICE_HOST unset), no kubeconfig "
+         "(KUBECONFIG unset, no ~/.kube/config); pass --kubeconfig PATH, or --kube-api-url URL "
+         "--kube-token-file PATH --kube-ca-file PATH, or --no-kube to account DigitalOcean only");
     return CONFIG_BAD;
 }
 
@@ -381,7 +397,8 @@ void config_release(struct config *cfg) {
                      &cfg->kube_api_url,   &cfg->kube_token_file,  &cfg->kube_ca_file,
                      &cfg->kube_namespace, &cfg->job_selector,     &cfg->export_dir,
                      &cfg->api_token_file, &cfg->admin_token_file, &cfg->default_configuration,
-                     &cfg->web_dir,        &cfg->vendor_dir};
+                     &cfg->web_dir,        &cfg->vendor_dir,       &cfg->kubeconfig,
+                     &cfg->kube_context,   &cfg->doctl_config};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         free(*strs[i]);
         *strs[i] = NULL;

@@ -1,10 +1,11 @@
 /* config — command-line flags and environment, validated once at start-up.
  *
  * Every flag --name has an environment twin SPOTLEDGER_NAME (dashes become
- * underscores); flags win over the environment. DIGITALOCEAN_TOKEN is also read,
- * as DigitalOcean's own tools do. Secrets are never stored in the config itself,
- * only the paths to them; secret_read() loads one when needed. Nothing here is
- * ever printed except by config_usage().
+ * underscores); flags win over the environment. Where the DigitalOcean token
+ * comes from (DIGITALOCEAN_TOKEN, doctl's config, ...) is source/do_token.h's
+ * concern, where the Kubernetes API is source/kube_auth.h's. Secrets are never stored in the config
+ * itself, only the paths to them; secret_read() loads one when needed. Nothing here is ever printed
+ * except by config_usage().
  *
  * Thread rule: built in main() before any thread starts, read-only afterwards
  * (the one allowed global snapshot). */
@@ -36,8 +37,11 @@ struct config {
     char *db;
     char *do_api_url;
     char *do_token_file;
-    bool do_token_from_env; /* DIGITALOCEAN_TOKEN set (value read via secret_env) */
+    char *doctl_config; /* doctl's config.yaml (NULL: ~/.config/doctl/config.yaml) */
     char *cluster_id;
+    char *kubeconfig;   /* --kubeconfig PATH[:PATH...] */
+    char *kube_context; /* --kube-context */
+    bool kube_insecure; /* --kube-insecure */
     char *kube_api_url;
     char *kube_token_file;
     char *kube_ca_file;
@@ -77,8 +81,9 @@ void config_release(struct config *cfg);
 void config_usage(FILE *f);
 
 /* Start-up rule for Kubernetes (README "Running it"): with --no-kube nothing
- * to check; otherwise --kube-api-url, or the in-cluster service account
- * (KUBERNETES_SERVICE_HOST, read through getenv_fn), must be there. CONFIG_BAD
+ * to check; otherwise --kube-api-url, --kubeconfig, KUBECONFIG, the in-cluster
+ * service account (KUBERNETES_SERVICE_HOST) or ~/.kube/config (read through
+ * getenv_fn) must be there. CONFIG_BAD
  * with one line naming what to pass when neither is. */
 enum config_result config_check_kube(const struct config *cfg,
                                      const char *(*getenv_fn)(const char *name), char *err,

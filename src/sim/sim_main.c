@@ -9,6 +9,7 @@
 
 #include "base/secret.h"
 #include "base/log.h"
+#include "sim/sim_authz.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_fault.h"
 #include "sim/sim_scenario.h"
@@ -41,6 +42,7 @@ struct opts {
     int64_t fault_slow_ms;
     uint64_t fault_seed;
     enum log_level log_level;
+    struct sim_authz authz; /* --deny-scope, --deny-verb */
 };
 
 static const char *const fault_flags[SIM_FAULT_COUNT] = {
@@ -73,6 +75,9 @@ static void usage(FILE *f) {
           "                         R = a probability (0.05) or a count (3 = the first three)\n"
           "  --fault-slow-ms MS     delay of a slow answer (35000)\n"
           "  --fault-seed N         seed of the fault generator (the --seed)\n"
+          "  --deny-scope SCOPE     the DigitalOcean token lacks SCOPE (billing:read, ...): 403\n"
+          "  --deny-verb VERB:RES   the service account may not VERB RES (watch:pods): 403 and\n"
+          "                         SelfSubjectAccessReview allowed=false (both repeatable)\n"
           "  --log-level LEVEL      debug|info|warn|error (info)\n"
           "On start, one line on stdout: spotsim: http HOST:PORT https HOST:PORT2\n",
           f);
@@ -153,6 +158,20 @@ static int parse_args(int argc, char **argv, struct opts *o) {
         } else if (strcmp(a, "--do-token-file") == 0) {
             NEED();
             o->do_token_file = v;
+        } else if (strcmp(a, "--deny-scope") == 0) {
+            NEED();
+            if (sim_authz_deny_scope(&o->authz, v) != ERR_OK) {
+                fprintf(stderr, "spotsim: --deny-scope: unknown scope '%s' (e.g. billing:read)\n",
+                        v);
+                return 2;
+            }
+        } else if (strcmp(a, "--deny-verb") == 0) {
+            NEED();
+            if (sim_authz_deny_verb(&o->authz, v) != ERR_OK) {
+                fprintf(stderr,
+                        "spotsim: --deny-verb: expected get|list|watch:RESOURCE, got '%s'\n", v);
+                return 2;
+            }
         } else if (strcmp(a, "--kube-token-file") == 0) {
             NEED();
             o->kube_token_file = v;
@@ -377,6 +396,7 @@ int main(int argc, char **argv) {
         .tls_port = tls_port,
         .do_token = do_token,
         .kube_token = kube_token,
+        .authz = &o.authz,
         .retention = retention,
         .rate_per_minute = o.rate_per_minute,
         .truth_json = buf_str(&truth),

@@ -16,6 +16,7 @@
 #include "base/jsonw.h"
 #include "base/log.h"
 #include "http/request.h"
+#include "sim/sim_authz.h"
 #include "sim/sim_do_api.h"
 #include "sim/sim_k8s_api.h"
 #include "base/timeutil.h"
@@ -33,7 +34,10 @@ struct sim_server {
 
 struct conn_state {
     bool https;
+    struct buf body; /* a POST body (SelfSubjectAccessReview), capped */
 };
+
+#define SIM_MAX_BODY (64 * 1024)
 
 static int64_t srv_now(void *ctx) {
     struct sim_server *s = ctx;
@@ -214,6 +218,16 @@ static void sim_status(struct sim_server *s, int64_t now, struct response *resp)
     jsonw_obj_end(&j);
 }
 
+/* A request the service account may not make (--deny-verb). */
+static bool k8s_denied(const struct sim_authz *a, const struct request *req, const char *url) {
+    if (!a || !a->n_verbs)
+        return false;
+    const char *w = request_param(req, "watch");
+    char verb[16], res[64];
+    bool watch = w && (strcmp(w, "1") == 0 || strcmp(w, "true") == 0);
+    return sim_authz_k8s_request(url, watch, verb, res) && sim_authz_k8s_denied(a, verb, res);
+}
+
 static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const char *key,
                                      const char *value) {
     (void)kind;
@@ -232,6 +246,8 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
     if (auth && strlen(auth) < 4096)
         req.authorization = xstrdup(auth);
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_param, &req);
+    if (cs->body.len)
+        buf_append(&req.body, cs->body.data, cs->body.len);
     const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
     const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     char base[300];
@@ -269,6 +285,17 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
                 sim_do_error(&resp, 401, "unauthorized", "Unable to authenticate you.");
             } else
                 sim_k8s_status(&resp, 401, "Unauthorized", "Unauthorized");
+        } else if (is_k8s && sim_authz_is_ssar(method, url)) {
+            resp.status = 201;
+            resp.content_type = "application/json";
+            if (sim_authz_ssar(s->opt.authz, req.body.data, req.body.len, &resp.body) != ERR_OK)
+                sim_k8s_status(&resp, 400, "BadRequest", "not a SelfSubjectAccessReview");
+        } else if (is_do && sim_authz_do_denied(s->opt.authz, url)) {
+            rate_check(s, &resp, true);
+            sim_do_error(&resp, 403, "forbidden",
+                         "You are not authorized to perform this operation.");
+        } else if (is_k8s && k8s_denied(s->opt.authz, &req, url)) {
+            sim_k8s_status(&resp, 403, "Forbidden", "%s", "forbidden by spotsim --deny-verb");
         } else if (is_do && !rate_check(s, &resp, true)) {
             /* 429 already in resp */
         } else if (f && sim_fault_hit(f, SIM_FAULT_429)) {
@@ -342,15 +369,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                   size_t *upload_data_size, void **con_cls) {
     struct daemon_ctx *dc = cls;
     (void)version;
-    (void)upload_data;
     if (!*con_cls) {
         struct conn_state *cs = xcalloc(1, sizeof *cs);
         cs->https = dc->https;
+        buf_init(&cs->body, SIM_MAX_BODY);
         *con_cls = cs;
         return MHD_YES;
     }
     if (*upload_data_size) {
-        *upload_data_size = 0; /* bodies are ignored: spotsim serves GET */
+        /* kept for a SelfSubjectAccessReview; beyond the cap it is cut (then not JSON) */
+        struct conn_state *cs = *con_cls;
+        buf_append(&cs->body, upload_data, *upload_data_size);
+        *upload_data_size = 0;
         return MHD_YES;
     }
     return handle(dc->s, conn, *con_cls, url, method);
@@ -361,6 +391,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)cls;
     (void)conn;
     (void)toe;
+    struct conn_state *cs = *con_cls;
+    if (cs)
+        buf_release(&cs->body);
     free(*con_cls);
     *con_cls = NULL;
 }

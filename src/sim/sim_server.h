@@ -25,6 +25,7 @@
 #include "sim/sim_world.h"
 
 struct sim_server;
+struct sim_authz;
 
 struct sim_server_options {
     const struct sim_world *world;
@@ -34,13 +35,14 @@ struct sim_server_options {
     uint16_t port;             /* 0: any free port */
     const struct sim_tls *tls; /* NULL: no TLS daemon */
     uint16_t tls_port;
-    const char *do_token;   /* NULL: any non-empty Bearer token */
-    const char *kube_token; /* NULL: any non-empty Bearer token */
-    int64_t retention;      /* watch history, simulated seconds */
-    int rate_per_minute;    /* DigitalOcean per-minute limit (real time); 0 = off */
-    int rate_per_hour;      /* the ratelimit-limit header (default 5000) */
-    const char *truth_json; /* body of /sim/truth (borrowed), or NULL */
-    int64_t bookmark_ms;    /* real ms between watch BOOKMARKs (default 1000) */
+    const char *do_token;          /* NULL: any non-empty Bearer token */
+    const char *kube_token;        /* NULL: any non-empty Bearer token */
+    int64_t retention;             /* watch history, simulated seconds */
+    int rate_per_minute;           /* DigitalOcean per-minute limit (real time); 0 = off */
+    int rate_per_hour;             /* the ratelimit-limit header (default 5000) */
+    const char *truth_json;        /* body of /sim/truth (borrowed), or NULL */
+    int64_t bookmark_ms;           /* real ms between watch BOOKMARKs (default 1000) */
+    const struct sim_authz *authz; /* planted denials (sim_authz.h), NULL: none */
 };
 
 /* ERR_IO when an address cannot be bound. */

@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
+#include "source/rate_window.h"
 
 #ifndef SPOTLEDGER_VERSION
 #define SPOTLEDGER_VERSION "dev"
@@ -27,19 +28,14 @@
 #define SERVER_WAIT_MAX_S 3600L
 #define PACE_MAX_LOOPS 64
 
-/* Sliding window of request times: the last `cap` times, oldest at head. */
-struct ring {
-    int64_t *t;
-    int cap, head, count;
-};
-
 struct http_client {
     CURL *curl;
     struct http_client_options opt;
-    char *ca_file;
+    char *ca_file, *client_cert, *client_key;
     char *user_agent;
     uint64_t requests;
-    struct ring minute, hour;
+    const char *post_body; /* http_client_post_json's body during that call, else NULL */
+    struct rate_window minute, hour;
     int64_t last_request_ms;
     bool have_last;
     int64_t not_before_ms; /* from the server's rate-limit headers */
@@ -89,51 +85,14 @@ static uint64_t rng_next(struct http_client *c) {
     return x * 0x2545F4914F6CDD1DULL;
 }
 
-/* --- rate windows ------------------------------------------------------------------ */
-
-static void ring_init(struct ring *r, int cap) {
-    r->cap = cap > 0 ? cap : 0;
-    r->t = r->cap ? xcalloc((size_t)r->cap, sizeof *r->t) : NULL;
-    r->head = r->count = 0;
-}
-
-/* ms to wait before one more request fits in `window` ms. */
-static int64_t ring_wait(const struct ring *r, int64_t window, int64_t now) {
-    if (!r->cap || r->count < r->cap)
-        return 0;
-    int64_t oldest = r->t[r->head];
-    return oldest + window > now ? oldest + window - now : 0;
-}
-
-static void ring_push(struct ring *r, int64_t now) {
-    if (!r->cap)
-        return;
-    if (r->count < r->cap) {
-        r->t[(r->head + r->count) % r->cap] = now;
-        r->count++;
-    } else {
-        r->t[r->head] = now;
-        r->head = (r->head + 1) % r->cap;
-    }
-}
-
-/* Requests within the last `window` ms. */
-static int ring_recent(const struct ring *r, int64_t window, int64_t now) {
-    int n = 0;
-    for (int i = 0; i < r->count; i++)
-        if (r->t[(r->head + i) % r->cap] + window > now)
-            n++;
-    return n;
-}
-
 /* Waits until one more request is allowed, then records it. ERR_BUSY if cancelled. */
 static enum err pace(struct http_client *c) {
     for (int loop = 0; loop < PACE_MAX_LOOPS; loop++) {
         if (cancelled(c))
             return ERR_BUSY;
         int64_t now = now_ms(c);
-        int64_t wait = ring_wait(&c->minute, 60000, now);
-        int64_t w = ring_wait(&c->hour, 3600000, now);
+        int64_t wait = rate_window_wait(&c->minute, 60000, now);
+        int64_t w = rate_window_wait(&c->hour, 3600000, now);
         if (w > wait)
             wait = w;
         if (c->have_last) {
@@ -141,7 +100,7 @@ static enum err pace(struct http_client *c) {
             if (c->opt.rate_per_minute > 0)
                 gap = 60000 / c->opt.rate_per_minute;
             if (c->opt.rate_per_hour > 0 &&
-                ring_recent(&c->hour, 3600000, now) * 2 >= c->opt.rate_per_hour) {
+                rate_window_recent(&c->hour, 3600000, now) * 2 >= c->opt.rate_per_hour) {
                 int64_t g = 3600000 / c->opt.rate_per_hour;
                 if (g > gap)
                     gap = g;
@@ -152,8 +111,8 @@ static enum err pace(struct http_client *c) {
         if (c->not_before_ms - now > wait)
             wait = c->not_before_ms - now;
         if (wait <= 0) {
-            ring_push(&c->minute, now);
-            ring_push(&c->hour, now);
+            rate_window_push(&c->minute, now);
+            rate_window_push(&c->hour, now);
             c->last_request_ms = now;
             c->have_last = true;
             c->requests++;
@@ -215,12 +174,16 @@ enum err http_client_new(const struct http_client_options *opt, struct http_clie
     if (c->opt.max_retries < 0)
         c->opt.max_retries = 0;
     c->ca_file = c->opt.ca_file ? xstrdup(c->opt.ca_file) : NULL;
+    c->client_cert = c->opt.client_cert ? xstrdup(c->opt.client_cert) : NULL;
+    c->client_key = c->opt.client_key ? xstrdup(c->opt.client_key) : NULL;
     c->user_agent =
         xstrdup(c->opt.user_agent ? c->opt.user_agent : "spotledger/" SPOTLEDGER_VERSION);
     c->opt.ca_file = c->ca_file;
     c->opt.user_agent = c->user_agent;
-    ring_init(&c->minute, c->opt.rate_per_minute);
-    ring_init(&c->hour, c->opt.rate_per_hour);
+    c->opt.client_cert = c->client_cert;
+    c->opt.client_key = c->client_key;
+    rate_window_init(&c->minute, c->opt.rate_per_minute);
+    rate_window_init(&c->hour, c->opt.rate_per_hour);
     c->rng = (uint64_t)(uintptr_t)c ^ (uint64_t)time(NULL) ^ 0x9E3779B97F4A7C15ULL;
     if (!c->rng)
         c->rng = 1;
@@ -234,9 +197,11 @@ void http_client_free(struct http_client *c) {
     curl_easy_cleanup(c->curl);
     pthread_mutex_destroy(&c->log.mu);
     free(c->ca_file);
+    free(c->client_cert);
+    free(c->client_key);
     free(c->user_agent);
-    free(c->minute.t);
-    free(c->hour.t);
+    rate_window_release(&c->minute);
+    rate_window_release(&c->hour);
     free(c);
 }
 
@@ -456,6 +421,18 @@ static void setup(struct http_client *c, const char *url, const char *token, str
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
     if (c->ca_file)
         curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
+    if (c->post_body)
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, c->post_body); /* not copied: outlives the call */
+    if (c->client_cert && c->client_key) {
+        /* files, not the _BLOB options: GnuTLS is not among their backends
+         * (CURLOPT_SSLCERT_BLOB.md, CURLOPT_SSLKEY_BLOB.md, CURLOPT_CAINFO_BLOB.md) */
+        curl_easy_setopt(h, CURLOPT_SSLCERT, c->client_cert);
+        curl_easy_setopt(h, CURLOPT_SSLKEY, c->client_key);
+    }
+    if (c->opt.insecure) {
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
     if (token) {
         /* curl copies the string; it never appears in our logs or errors */
         curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
@@ -477,6 +454,8 @@ static long attempt(struct http_client *c, const char *url, const char *token,
     }
     struct xfer x = {.c = c, .resp = resp};
     struct curl_slist *hdrs = curl_slist_append(NULL, "Accept: application/json");
+    if (c->post_body)
+        hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
     setup(c, url, token, &x, hdrs);
     curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, c->opt.timeout_ms);
     CURLcode cc = curl_easy_perform(c->curl);
@@ -566,6 +545,14 @@ static void log_failure(struct http_client *c, const char *url, enum err e,
     if (log_enabled(lv) && log_limit_take(&c->log, log_now_ms(), &dropped))
         log_msg(lv, "http: GET '%s' failed: %s (%lu similar lines suppressed before)", url,
                 r->error[0] ? r->error : err_str(e), dropped);
+}
+
+enum err http_client_post_json(struct http_client *c, const char *url, const char *token,
+                               const char *body, struct http_response *resp) {
+    c->post_body = body;
+    enum err rc = http_client_get(c, url, token, NULL, resp);
+    c->post_body = NULL;
+    return rc;
 }
 
 enum err http_client_get(struct http_client *c, const char *url, const char *token,

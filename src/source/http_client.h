@@ -49,6 +49,9 @@ struct http_client_options {
     long timeout_ms;         /* total per request, default 30000 (not for streams) */
     size_t max_response;     /* bytes; default 64 MiB */
     const char *ca_file;     /* NULL: system CAs (copied) */
+    const char *client_cert; /* PEM client certificate file, NULL: none (copied) */
+    const char *client_key;  /* its PEM private key file (copied) */
+    bool insecure;           /* skip TLS verification (--kube-insecure only; warned there) */
     int max_retries;         /* default 4; negative: 0 retries */
     int rate_per_minute;     /* 0: unlimited */
     int rate_per_hour;       /* 0: unlimited */
@@ -99,6 +102,11 @@ void http_response_release(struct http_response *r);
  * is reset first (its body buffer is reused). */
 enum err http_client_get(struct http_client *c, const char *url, const char *token,
                          const char *scope, struct http_response *resp);
+
+/* POST of a JSON body (a Kubernetes SelfSubjectAccessReview), otherwise as
+ * http_client_get (same retries: use it for requests that are safe to repeat). */
+enum err http_client_post_json(struct http_client *c, const char *url, const char *token,
+                               const char *body, struct http_response *resp);
 
 /* Paged GET. Fetches url, hands each page to on_page, which parses it and sets
  * *next to a malloc'd URL of the following page (links.pages.next) or NULL on the

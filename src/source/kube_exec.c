@@ -23,6 +23,7 @@
 #include "base/secret.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
+#include "source/yaml_json.h"
 
 extern char **environ;
 
@@ -258,13 +259,6 @@ static enum err run(struct kube_exec *ex, struct buf *out, char *err, size_t err
     return ERR_OK;
 }
 
-static const char *jstr(struct json_object *o, const char *key) {
-    struct json_object *v;
-    if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 /* Parses the ExecCredential in out and caches it. Called with the lock held. */
 static enum err take(struct kube_exec *ex, const struct buf *out, char *err, size_t errlen) {
     const char *cmd = ex->cfg.command;
@@ -275,7 +269,7 @@ static enum err take(struct kube_exec *ex, const struct buf *out, char *err, siz
     bool complete = json_tokener_get_error(tk) == json_tokener_success;
     json_tokener_free(tk);
     struct json_object *status = NULL;
-    const char *kind = jstr(o, "kind"), *api = jstr(o, "apiVersion");
+    const char *kind = yaml_json_str(o, "kind"), *api = yaml_json_str(o, "apiVersion");
     if (!complete || !kind || strcmp(kind, "ExecCredential") != 0 ||
         !json_object_object_get_ex(o, "status", &status) ||
         !json_object_is_type(status, json_type_object)) {
@@ -290,8 +284,10 @@ static enum err take(struct kube_exec *ex, const struct buf *out, char *err, siz
         json_object_put(o);
         return ERR_PARSE;
     }
-    const char *tok = jstr(status, "token"), *exp = jstr(status, "expirationTimestamp");
-    const char *cert = jstr(status, "clientCertificateData"), *key = jstr(status, "clientKeyData");
+    const char *tok = yaml_json_str(status, "token"),
+               *exp = yaml_json_str(status, "expirationTimestamp");
+    const char *cert = yaml_json_str(status, "clientCertificateData"),
+               *key = yaml_json_str(status, "clientKeyData");
     int64_t expiry = 0;
     enum err rc = ERR_OK;
     if (exp && timeutil_parse_rfc3339(exp, strlen(exp), &expiry) != ERR_OK) {

@@ -126,14 +126,6 @@ enum err kubeconfig_base64_decode(const char *in, char **out, size_t *out_len) {
 
 /* --- helpers over the json-c tree ---------------------------------------------------- */
 
-static const char *str_at(struct json_object *o, const char *key) {
-    struct json_object *v;
-    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
-        !json_object_is_type(v, json_type_string))
-        return NULL;
-    return json_object_get_string(v);
-}
-
 static struct json_object *obj_at(struct json_object *o, const char *key) {
     struct json_object *v;
     if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
@@ -154,7 +146,7 @@ static struct json_object *find_named(const struct kset *s, const char *list, co
         size_t n = json_object_array_length(arr);
         for (size_t j = 0; j < n; j++) {
             struct json_object *e = json_object_array_get_idx(arr, j);
-            const char *nm = str_at(e, "name");
+            const char *nm = yaml_json_str(e, "name");
             if (nm && strcmp(nm, name) == 0) {
                 *file = i;
                 struct json_object *in = obj_at(e, inner);
@@ -176,7 +168,7 @@ static void context_names(const struct kset *s, char *out, size_t cap) {
             !json_object_is_type(arr, json_type_array))
             continue;
         for (size_t j = 0; j < json_object_array_length(arr); j++) {
-            const char *nm = str_at(json_object_array_get_idx(arr, j), "name");
+            const char *nm = yaml_json_str(json_object_array_get_idx(arr, j), "name");
             if (!nm)
                 continue;
             int w = snprintf(out + k, cap - k, "%s%s", k ? ", " : "", nm);
@@ -267,8 +259,8 @@ static enum err kset_load(struct kset *s, const char *paths, char *err, size_t e
 
 static enum err parse_exec(const struct kset *s, int fi, struct json_object *ex,
                            struct kube_exec_config **out, char *err, size_t errlen) {
-    const char *cmd = str_at(ex, "command");
-    const char *api = str_at(ex, "apiVersion");
+    const char *cmd = yaml_json_str(ex, "command");
+    const char *api = yaml_json_str(ex, "apiVersion");
     if (!cmd || !*cmd) {
         snprintf(err, errlen, "kubeconfig '%s': users[].user.exec has no command", s->f[fi].path);
         return ERR_PARSE;
@@ -285,7 +277,7 @@ static enum err parse_exec(const struct kset *s, int fi, struct json_object *ex,
     e->api_version = xstrdup(api);
     /* kubectl: a command with a path separator is relative to the kubeconfig */
     e->command = strchr(cmd, '/') ? resolve_path(s, fi, cmd) : xstrdup(cmd);
-    e->install_hint = dup_or_null(str_at(ex, "installHint"));
+    e->install_hint = dup_or_null(yaml_json_str(ex, "installHint"));
     struct json_object *arr;
     if (json_object_object_get_ex(ex, "args", &arr) && json_object_is_type(arr, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(arr); i++) {
@@ -302,7 +294,7 @@ static enum err parse_exec(const struct kset *s, int fi, struct json_object *ex,
     if (json_object_object_get_ex(ex, "env", &arr) && json_object_is_type(arr, json_type_array)) {
         for (size_t i = 0; i < json_object_array_length(arr); i++) {
             struct json_object *a = json_object_array_get_idx(arr, i);
-            const char *nm = str_at(a, "name"), *val = str_at(a, "value");
+            const char *nm = yaml_json_str(a, "name"), *val = yaml_json_str(a, "value");
             if (!nm || !*nm)
                 continue;
             if (e->n_env >= KUBECONFIG_MAX_ARGS) {
@@ -323,7 +315,7 @@ static enum err parse_exec(const struct kset *s, int fi, struct json_object *ex,
 
 static enum err decode_field(const struct kset *s, int fi, struct json_object *o, const char *key,
                              char **out, size_t *len, char *err, size_t errlen) {
-    const char *v = str_at(o, key);
+    const char *v = yaml_json_str(o, key);
     if (!v || !*v)
         return ERR_OK;
     if (kubeconfig_base64_decode(v, out, len) != ERR_OK) {
@@ -342,17 +334,17 @@ static enum err resolve_user(const struct kset *s, int fi, struct json_object *u
                  s->f[fi].path, a->user);
         return ERR_INVAL;
     }
-    if (str_at(u, "username") || str_at(u, "password")) {
+    if (yaml_json_str(u, "username") || yaml_json_str(u, "password")) {
         snprintf(err, errlen,
                  "kubeconfig '%s': user '%s' uses username/password, which is not supported; use "
                  "a token, a client certificate or an exec plugin",
                  s->f[fi].path, a->user);
         return ERR_INVAL;
     }
-    a->token = dup_or_null(str_at(u, "token"));
-    a->token_file = resolve_path(s, fi, str_at(u, "tokenFile"));
-    a->cert_file = resolve_path(s, fi, str_at(u, "client-certificate"));
-    a->key_file = resolve_path(s, fi, str_at(u, "client-key"));
+    a->token = dup_or_null(yaml_json_str(u, "token"));
+    a->token_file = resolve_path(s, fi, yaml_json_str(u, "tokenFile"));
+    a->cert_file = resolve_path(s, fi, yaml_json_str(u, "client-certificate"));
+    a->key_file = resolve_path(s, fi, yaml_json_str(u, "client-key"));
     enum err rc;
     if ((rc = decode_field(s, fi, u, "client-certificate-data", &a->cert_data, &a->cert_data_len,
                            err, errlen)) != ERR_OK ||
@@ -377,7 +369,7 @@ static enum err resolve(const struct kset *s, const char *context, struct kubeco
     char names[256];
     const char *ctx = context && *context ? context : NULL;
     for (int i = 0; !ctx && i < s->n; i++) {
-        const char *cc = str_at(s->f[i].root, "current-context");
+        const char *cc = yaml_json_str(s->f[i].root, "current-context");
         if (cc && *cc)
             ctx = cc;
     }
@@ -399,9 +391,9 @@ static enum err resolve(const struct kset *s, const char *context, struct kubeco
     }
     a->context = xstrdup(ctx);
     a->source = xstrdup(s->f[cfi].path);
-    a->cluster = dup_or_null(str_at(c, "cluster"));
-    a->user = dup_or_null(str_at(c, "user"));
-    a->ns = dup_or_null(str_at(c, "namespace"));
+    a->cluster = dup_or_null(yaml_json_str(c, "cluster"));
+    a->user = dup_or_null(yaml_json_str(c, "user"));
+    a->ns = dup_or_null(yaml_json_str(c, "namespace"));
     struct json_object *cl =
         a->cluster ? find_named(s, "clusters", "cluster", a->cluster, &clfi) : NULL;
     if (!cl) {
@@ -410,15 +402,15 @@ static enum err resolve(const struct kset *s, const char *context, struct kubeco
                  a->source, ctx, a->cluster ? a->cluster : "");
         return ERR_NOTFOUND;
     }
-    const char *server = str_at(cl, "server");
+    const char *server = yaml_json_str(cl, "server");
     if (!server || (strncmp(server, "https://", 8) != 0 && strncmp(server, "http://", 7) != 0)) {
         snprintf(err, errlen, "kubeconfig '%s': cluster '%s' has no http(s) server URL",
                  s->f[clfi].path, a->cluster);
         return ERR_PARSE;
     }
     a->server = xstrdup(server);
-    a->ca_file = resolve_path(s, clfi, str_at(cl, "certificate-authority"));
-    const char *ins = str_at(cl, "insecure-skip-tls-verify");
+    a->ca_file = resolve_path(s, clfi, yaml_json_str(cl, "certificate-authority"));
+    const char *ins = yaml_json_str(cl, "insecure-skip-tls-verify");
     a->insecure = ins && (strcmp(ins, "true") == 0 || strcmp(ins, "True") == 0);
     enum err rc = decode_field(s, clfi, cl, "certificate-authority-data", &a->ca_data,
                                &a->ca_data_len, err, errlen);

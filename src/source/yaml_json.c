@@ -219,3 +219,11 @@ enum err yaml_json_parse_file(const char *path, struct json_object **out, char *
     free(buf);
     return rc;
 }
+
+const char *yaml_json_str(struct json_object *o, const char *key) {
+    struct json_object *v;
+    if (!o || !json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, key, &v) ||
+        !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}

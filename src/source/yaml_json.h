@@ -33,4 +33,8 @@ enum err yaml_json_parse(const char *buf, size_t len, struct json_object **out, 
  * it cannot be read, then as yaml_json_parse. */
 enum err yaml_json_parse_file(const char *path, struct json_object **out, char *err, size_t errlen);
 
+/* The string member `key` of object o, or NULL (o NULL or not an object, key
+ * absent, or its value not a string). A loan from o. */
+const char *yaml_json_str(struct json_object *o, const char *key);
+
 #endif

@@ -85,7 +85,6 @@ static void test_flags_and_env(void **state) {
     assert_string_equal(cfg.on_demand_sizes[0].key, "gpu-h100x1-80gb-spot");
     assert_string_equal(cfg.on_demand_sizes[0].value, "gpu-h100x1-80gb");
     assert_true(cfg.metrics_open);
-    assert_true(cfg.do_token_from_env);
     assert_false(cfg.kube_in_cluster);
     config_release(&cfg);
 }
