@@ -1,0 +1,146 @@
+/* test_cost_util — the engine's small building blocks on hand-made input: the name
+ * parsers (every name, NULL, an unknown one), the largest-remainder split (hand
+ * divisions below), cost_compute's refusals of bad input, and the reconcile period
+ * bounds (hand day counts below). Nothing here is computed by the code under test. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "engine/cost.h"
+#include "engine/reconcile.h"
+
+static void test_names(void **state) {
+    (void)state;
+    enum cost_config c = COST_SPOT;
+    assert_int_equal(cost_config_parse("on-demand", &c), ERR_OK);
+    assert_int_equal(c, COST_ON_DEMAND);
+    assert_int_equal(cost_config_parse(NULL, &c), ERR_INVAL);
+    assert_int_equal(cost_config_parse("Spot", &c), ERR_INVAL); /* names are exact */
+    assert_int_equal(c, COST_ON_DEMAND);                        /* untouched */
+    assert_null(cost_config_name((enum cost_config)3));
+
+    enum cost_capacity k = COST_CAP_SPOT;
+    assert_int_equal(cost_capacity_parse("on-demand", &k), ERR_OK);
+    assert_int_equal(k, COST_CAP_ON_DEMAND);
+    assert_int_equal(cost_capacity_parse("spot", &k), ERR_OK);
+    assert_int_equal(k, COST_CAP_SPOT);
+    assert_int_equal(cost_capacity_parse("fallback", &k), ERR_INVAL); /* a config, not a capacity */
+    assert_int_equal(cost_capacity_parse(NULL, &k), ERR_INVAL);
+    assert_int_equal(k, COST_CAP_SPOT);
+    assert_string_equal(cost_capacity_name(COST_CAP_ON_DEMAND), "on-demand");
+    assert_null(cost_capacity_name((enum cost_capacity)2));
+
+    enum cost_outcome o = COST_TASK_RUNNING;
+    assert_int_equal(cost_outcome_parse("failed", &o), ERR_OK);
+    assert_int_equal(o, COST_TASK_FAILED);
+    assert_int_equal(cost_outcome_parse("succeeded", &o), ERR_OK);
+    assert_int_equal(o, COST_TASK_SUCCEEDED);
+    assert_int_equal(cost_outcome_parse(NULL, &o), ERR_INVAL);
+    assert_int_equal(cost_outcome_parse("done", &o), ERR_INVAL);
+    assert_int_equal(o, COST_TASK_SUCCEEDED);
+
+    enum cost_phase p = COST_PHASE_UNKNOWN;
+    assert_int_equal(cost_phase_parse("Failed", &p), ERR_OK);
+    assert_int_equal(p, COST_PHASE_FAILED);
+    assert_int_equal(cost_phase_parse("Pending", &p), ERR_OK);
+    assert_int_equal(p, COST_PHASE_PENDING);
+    assert_int_equal(cost_phase_parse(NULL, &p), ERR_INVAL);
+    assert_int_equal(cost_phase_parse("failed", &p), ERR_INVAL); /* Kubernetes' capitals */
+    assert_int_equal(p, COST_PHASE_PENDING);
+}
+
+/* Largest remainder, by hand:
+ *   100 over weights 1, 2, 4 (total 7): 100/7 = 14 r 2, 200/7 = 28 r 4, 400/7 = 57 r 1;
+ *   14 + 28 + 57 = 99, the 1 µ$ left goes to the largest remainder (4, index 1):
+ *   14, 29, 57.
+ *   10 over 1, 1, 1: 3 r 1 each, 9 given; the tie goes to the lower index: 4, 3, 3.
+ *   7 over 0, 5, 0, 2 (total 7): exact, 0, 5, 0, 2; zero weights never get a µ$.
+ *   0 over 0, 0: 0, 0. 5 over 0, 0: nothing to split it by, refused. */
+static void test_split(void **state) {
+    (void)state;
+    int64_t parts[4] = {-1, -1, -1, -1};
+    assert_int_equal(cost_split(100, (const int64_t[]){1, 2, 4}, 3, parts), ERR_OK);
+    assert_int_equal(parts[0], 14);
+    assert_int_equal(parts[1], 29);
+    assert_int_equal(parts[2], 57);
+    assert_int_equal(cost_split(10, (const int64_t[]){1, 1, 1}, 3, parts), ERR_OK);
+    assert_int_equal(parts[0], 4);
+    assert_int_equal(parts[1], 3);
+    assert_int_equal(parts[2], 3);
+    assert_int_equal(cost_split(7, (const int64_t[]){0, 5, 0, 2}, 4, parts), ERR_OK);
+    assert_int_equal(parts[0], 0);
+    assert_int_equal(parts[1], 5);
+    assert_int_equal(parts[2], 0);
+    assert_int_equal(parts[3], 2);
+    assert_int_equal(cost_split(0, (const int64_t[]){0, 0}, 2, parts), ERR_OK);
+    assert_int_equal(parts[0], 0);
+    assert_int_equal(parts[1], 0);
+    assert_int_equal(cost_split(5, (const int64_t[]){0, 0}, 2, parts), ERR_INVAL);
+    assert_int_equal(cost_split(-1, (const int64_t[]){1, 1}, 2, parts), ERR_INVAL);
+    assert_int_equal(cost_split(5, (const int64_t[]){1, -1}, 2, parts), ERR_INVAL);
+}
+
+/* cost_compute refuses, and leaves *out alone: an empty or reversed window, a count
+ * without its array, a negative pool price, a pool capacity out of the enum. */
+static void test_compute_refusals(void **state) {
+    (void)state;
+    struct cost_result *r = (struct cost_result *)&r; /* must stay untouched */
+    struct cost_result *const untouched = r;
+    struct cost_input in = {0};
+    struct cost_query q = {.from = 100, .to = 100, .now = 100};
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    q.to = 50;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    q.to = 200;
+    in.n_pools = 1; /* no pools array */
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    struct cost_pool pool = {.capacity = COST_CAP_SPOT, .price_hourly = -1};
+    in.pools = &pool;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    pool.price_hourly = 1800000;
+    pool.capacity = (enum cost_capacity)7;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    in.n_attempts = 2; /* no attempts array */
+    pool.capacity = COST_CAP_SPOT;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    assert_ptr_equal(r, untouched);
+}
+
+/* "2026-11": 2026-11-01T00:00Z = 2026-11-02 (1793577600, tests/unit/testdb.h) - 86400
+ * = 1793491200; November has 30 days: end 1793491200 + 30 x 86400 = 1796083200.
+ * "2026-12" ends at 2027-01-01: 1796083200 + 31 x 86400 = 1798761600. */
+static void test_period_bounds(void **state) {
+    (void)state;
+    int64_t s = -1, e = -1;
+    assert_int_equal(reconcile_period_bounds("2026-11", &s, &e), ERR_OK);
+    assert_int_equal(s, 1793491200);
+    assert_int_equal(e, 1796083200);
+    assert_int_equal(reconcile_period_bounds("2026-12", &s, &e), ERR_OK);
+    assert_int_equal(s, 1796083200);
+    assert_int_equal(e, 1798761600);
+    const char *bad[] = {NULL,      "2026-1",  "2026/11", "2026-1a",
+                         "20x6-11", "2026-00", "2026-13", "2026-110"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        s = e = -1;
+        assert_int_equal(reconcile_period_bounds(bad[i], &s, &e), ERR_PARSE);
+        assert_int_equal(s, -1);
+        assert_int_equal(e, -1);
+    }
+    /* a period that ends where it starts is refused by the computation */
+    struct reconcile_input in = {.period_start = 1793491200, .period_end = 1793491200};
+    struct reconcile_result r;
+    assert_int_equal(reconcile_compute(&in, 1793491200, &r), ERR_INVAL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_split),
+        cmocka_unit_test(test_compute_refusals),
+        cmocka_unit_test(test_period_bounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
