@@ -4,9 +4,9 @@
 #   python3 cdp_page.py CHROMIUM URL WIDTHxHEIGHT[m] WAIT_JS EVAL_JS PNG TIMEOUT_S
 #
 # Sets the viewport (a trailing "m": a phone, mobile emulation with touch), opens
-# URL, polls WAIT_JS until it is truthy, lets pending animation frames settle,
+# URL, polls WAIT_JS until it is truthy, polls until the charts stop changing,
 # evaluates EVAL_JS (an expression whose value is JSON-serialisable) and prints
-# {"value": ..., "waited_ms": N, "console": [...]} on stdout: waited_ms is the real
+# {"value": ..., "waited_ms": N, "settled": B, "console": [...]} on stdout: waited_ms is the real
 # time from navigating to WAIT_JS first true (e2e_year's first-paint figure),
 # console lists every console message and uncaught exception of the page; writes a PNG screenshot of the
 # viewport to PNG (unless "-"). Every read has a deadline; exit 1 on timeout.
@@ -114,20 +114,40 @@ try:
         call("Emulation.setTouchEmulationEnabled", {"enabled": True}, session)
     t0 = time.time()
     call("Page.navigate", {"url": url}, session)
-    # the page may not exist yet right after navigating: a throw counts as "not yet"
+    # the page may not exist yet right after navigating: a throw counts as "not yet";
+    # bounded by the budget (every call() has the deadline) and by a count
+    polls = 0
     while not evaluate("(() => { try { return Boolean(%s); } catch (e) { return false; } })()"
                        % wait_js, session):
+        polls += 1
+        if polls > budget / 0.02:
+            raise SystemExit("cdp_page: WAIT_JS never became true")
         time.sleep(0.02)
     waited_ms = int((time.time() - t0) * 1000)
-    # two animation frames and the charts' 250 ms animation
-    evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))", session)
-    time.sleep(0.4)
+    # the charts' animation (250 ms) is over when every canvas shows the same pixels on
+    # two frames 50 ms apart: a readiness poll in the page, bounded by 3 s (then the
+    # page is read as it is; "settled" in the output says which)
+    still = evaluate("""new Promise((resolve) => {
+      const t0 = performance.now();
+      const snap = () => Array.from(document.querySelectorAll('canvas'))
+        .map((c) => { try { return c.toDataURL(); } catch (e) { return ''; } }).join('|');
+      let last = snap();
+      const again = () => setTimeout(() => requestAnimationFrame(() => {
+        const now = snap();
+        if (now === last) return resolve(true);
+        if (performance.now() - t0 > 3000) return resolve(false);
+        last = now;
+        again();
+      }), 50);
+      again();
+    })""", session)
     value = evaluate(eval_js, session)
     if png != "-":
         shot = call("Page.captureScreenshot", {"format": "png"}, session)
         with open(png, "wb") as f:
             f.write(base64.b64decode(shot["data"]))
-    print(json.dumps({"value": value, "waited_ms": waited_ms, "console": console}))
+    print(json.dumps({"value": value, "waited_ms": waited_ms, "settled": bool(still),
+                      "console": console}))
 finally:
     try:
         os.write(to_chrome_w, json.dumps({"id": 999999, "method": "Browser.close"}).encode() + b"\0")
