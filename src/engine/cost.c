@@ -399,6 +399,7 @@ static void ctx_release(struct cost_ctx *x) {
     free(x->prt);
     free(x->w);
     buf_release(&x->cf);
+    buf_release(&x->running);
     free(x->pool_secs);
     free(x->tgroup);
     free(x->toff);
@@ -411,6 +412,11 @@ static void ctx_release(struct cost_ctx *x) {
 
 enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
                       struct cost_result **out) {
+    return cost_compute_hooked(in, q, NULL, out);
+}
+
+enum err cost_compute_hooked(const struct cost_input *in, const struct cost_query *q,
+                             const struct cost_hook *hook, struct cost_result **out) {
     enum err rc = check_input(in, q);
     if (rc != ERR_OK)
         return rc;
@@ -419,9 +425,11 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
     for (int g = 0; g < COST_NGROUP; g++)
         buf_init(&x.samples[g], 0);
     buf_init(&x.cf, 0);
+    buf_init(&x.running, 0);
     x.in = in;
     x.q = q;
     x.np = in->n_pools + 1;
+    x.hook = hook;
     struct cost_result *r = zalloc(1, sizeof *r, &rc);
     if (!r)
         goto out;
@@ -502,6 +510,8 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
     }
 
     rc = cost_task_pass(&x);
+    if (rc == ERR_OK && hook)
+        rc = hook->after_pass(&x, hook->arg);
     if (rc != ERR_OK)
         goto out;
     cost_resolve_od_rates(&x);

@@ -42,8 +42,10 @@ struct cost_cf_sample {
     int32_t pool;  /* the winner's node's pool row */
     int32_t group; /* configuration group */
     int64_t at;    /* when it ran: container start, else held start */
-    int64_t work;  /* work seconds */
+    int64_t work;  /* work seconds (a sum when n > 1) */
     int64_t gpus;  /* GPUs requested */
+    int64_t wg;    /* work x gpus (a sum when n > 1): what is priced */
+    int64_t n;     /* winners this sample stands for (1; more when composed) */
 };
 
 struct cost_group_acc {
@@ -58,7 +60,25 @@ struct cost_reclaim_rt {
     int32_t last_task;
 };
 
+struct cost_ctx;
+/* A step run right after the task pass (cost_partial.c): it reads the pass's
+ * additive state (capture) or adds stored state to it (compose). */
+struct cost_hook {
+    enum err (*after_pass)(struct cost_ctx *x, void *arg);
+    void *arg;
+    /* reclaim evidence of every interrupted attempt on a spot pool, whether or
+     * not its pool is a candidate in this window (cost_reclaim_evidence) */
+    enum err (*evidence)(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,
+                         int64_t lost, int64_t resumed, int32_t task, void *arg);
+};
+
 struct cost_ctx {
+    const struct cost_hook *hook; /* NULL: a plain cost_compute */
+    enum err hook_rc;             /* first error of hook->evidence */
+    int64_t open_in_w;            /* attempts held in W with no known end */
+    struct buf running;           /* with a hook: the tasks counted running (int32 index) */
+    /* successful spot/fallback tasks counted by the counterfactual, per group */
+    int64_t cf_tasks[COST_NGROUP];
     const struct cost_input *in;
     const struct cost_query *q;
     struct cost_result *r;
@@ -78,6 +98,11 @@ struct cost_ctx {
     int64_t useful_parts[COST_NGROUP];
     struct cost_reclaim_rt *cand; /* [pool] candidates */
 };
+
+/* cost_compute with a hook after the task pass (cost_partial.c); hook NULL is
+ * cost_compute itself. */
+enum err cost_compute_hooked(const struct cost_input *in, const struct cost_query *q,
+                             const struct cost_hook *hook, struct cost_result **out);
 
 /* Reason Evicted / NodeLost / Shutdown / NodeShutdown / Terminated (r not NULL). */
 bool cost_interrupt_reason(const char *r);

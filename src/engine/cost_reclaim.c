@@ -66,6 +66,9 @@ enum err cost_reclaim_candidates(struct cost_ctx *x) {
 
 void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,
                            int64_t lost, int64_t resumed, int32_t task) {
+    if (x->hook && x->hook->evidence && (size_t)pool < x->in->n_pools &&
+        x->in->pools[pool].capacity == COST_CAP_SPOT && x->hook_rc == ERR_OK)
+        x->hook_rc = x->hook->evidence(x, pool, a, lost, resumed, task, x->hook->arg);
     if ((size_t)pool >= x->in->n_pools || x->prt[pool].reclaim < 0)
         return;
     struct cost_reclaim_rt *c = &x->cand[pool];
@@ -254,8 +257,8 @@ enum err cost_counterfactual(struct cost_ctx *x) {
         const struct cost_price *pp = &in->prices[k];
         if (pp->gpus <= 0 || pp->price_hourly <= 0 || l % pp->gpus != 0)
             continue;
-        num[smp->group] += (i128)smp->work * smp->gpus * pp->price_hourly * (l / pp->gpus);
-        priced[smp->group]++;
+        num[smp->group] += (i128)smp->wg * pp->price_hourly * (l / pp->gpus);
+        priced[smp->group] += smp->n;
         work[smp->group] += smp->work;
     }
     i128 sel = 0;

@@ -93,7 +93,8 @@ static enum err cf_winner(struct cost_ctx *x, int g, const struct cost_attempt *
     struct cost_cf_sample smp = {.pool = rt->pool,
                                  .group = g,
                                  .at = a->started_at ? a->started_at : h->s,
-                                 .gpus = a->gpu_request};
+                                 .gpus = a->gpu_request,
+                                 .n = 1};
     if (a->work_seconds >= 0) {
         smp.work = a->work_seconds;
         x->cf_reported[g]++;
@@ -103,6 +104,7 @@ static enum err cf_winner(struct cost_ctx *x, int g, const struct cost_attempt *
         smp.work = cost_max64(0, run1 - run0);
         x->cf_runtime[g]++;
     }
+    smp.wg = smp.work * smp.gpus;
     return buf_append(&x->cf, &smp, sizeof smp);
 }
 
@@ -314,6 +316,8 @@ static enum err account_attempt(struct cost_ctx *x, const struct task_st *ts, in
                                                                            : COST_KIND_WASTED;
         if (h1 > h0)
             *held_in_w = true;
+        if (h1 > h0 && open)
+            x->open_in_w++;
         if (secs > 0) {
             int64_t num, den;
             cost_share_of(rt, a, &num, &den);
@@ -349,6 +353,7 @@ static enum err counterfactual(struct cost_ctx *x, const struct task_st *ts) {
         ts->g >= COST_NCONFIG || task->config == COST_ON_DEMAND)
         return ERR_OK;
     x->r->counterfactual.tasks += ts->nwin;
+    x->cf_tasks[ts->g] += ts->nwin;
     for (int32_t i = ts->lo; i < ts->hi; i++) {
         const struct cost_attempt *a = at(x, i);
         if (!ts->hr[i - ts->lo].win || a->node < 0)
@@ -387,8 +392,11 @@ enum err cost_task_pass(struct cost_ctx *x) {
         for (int32_t i = ts.lo; i < ts.hi; i++)
             if ((rc = account_attempt(x, &ts, i, &held_in_w)) != ERR_OK)
                 return rc;
-        if (ts.task->outcome == COST_TASK_RUNNING && held_in_w)
+        if (ts.task->outcome == COST_TASK_RUNNING && held_in_w) {
             ts.ga->running++;
+            if (x->hook && (rc = buf_append(&x->running, &ts.t, sizeof ts.t)) != ERR_OK)
+                return rc;
+        }
         if ((rc = counterfactual(x, &ts)) != ERR_OK)
             return rc;
     }

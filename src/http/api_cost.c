@@ -8,6 +8,7 @@
 #include "base/jsonw.h"
 #include "service/config.h"
 #include "base/log.h"
+#include "query/compose.h"
 #include "query/report.h"
 #include "store/store_read.h"
 
@@ -57,6 +58,33 @@ bool api_calc_run(struct request *req, struct response *resp, const struct api_q
     return rc == ERR_OK ? true : failed(resp, rc);
 }
 
+bool api_calc_window(struct request *req, struct response *resp, const struct api_query *q,
+                     struct calc *out) {
+    memset(out, 0, sizeof *out);
+    if (!req->db) {
+        response_error(resp, 503, "unavailable", "the database is not open");
+        return false;
+    }
+    struct cost_query cq;
+    fill_query(req, q, q->w.from, q->w.to, false, &cq);
+    struct app *app = req->app;
+    const struct calc_settings *cfg = app ? &app->calc : NULL;
+    struct compose_stats st;
+    enum err rc = compose_run(req->db, app ? app->writer : NULL, app ? &app->writer_lock : NULL,
+                              cfg, &cq, out, &st);
+    if (rc == ERR_OK) {
+        log_msg(
+            LOG_DEBUG, "api: window composed: %lld days (%lld stored, %lld computed, %lld kept)",
+            (long long)st.days, (long long)st.stored, (long long)st.computed, (long long)st.kept);
+        return true;
+    }
+    if (rc == ERR_INVAL) /* a stored day that does not fit the rows: compute directly */
+        log_msg(LOG_WARN, "api: cannot compose the window from its days; computing it directly");
+    if (rc == ERR_NOTFOUND || rc == ERR_INVAL)
+        rc = calc_run(req->db, cfg, q->w.from, q->w.to, &cq, out);
+    return rc == ERR_OK ? true : failed(resp, rc);
+}
+
 bool api_cache_lookup(struct request *req, struct response *resp, const struct api_query *q,
                       const char *extra, struct api_cache_slot *slot) {
     memset(slot, 0, sizeof *slot);
@@ -96,7 +124,7 @@ static void report_route(struct request *req, struct response *resp, report_fn f
         return;
     if (api_cache_lookup(req, resp, &q, NULL, &slot))
         return;
-    if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
+    if (!api_calc_window(req, resp, &q, &c))
         return;
     enum err rc = ERR_OK;
     if (key) {
@@ -125,7 +153,7 @@ void api_summary(struct request *req, struct response *resp) {
         return;
     if (api_cache_lookup(req, resp, &q, NULL, &slot))
         return;
-    if (!api_calc_run(req, resp, &q, q.w.from, q.w.to, false, &c))
+    if (!api_calc_window(req, resp, &q, &c))
         return;
     enum err rc = report_summary_json(c.res, &resp->body);
     calc_release(&c);

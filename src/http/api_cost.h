@@ -14,6 +14,12 @@
  * filters. On failure fills resp (500/503) and returns false. */
 bool api_calc_run(struct request *req, struct response *resp, const struct api_query *q,
                   int64_t load_from, int64_t load_to, bool want_attempts, struct calc *out);
+/* The window q->w with q's filters, composed from its days' partial sums
+ * (query/compose.h) when it can be, else as api_calc_run over the window. Only
+ * out->res is meant to be read (out->data may hold no tasks). On failure fills
+ * resp (500/503) and returns false. */
+bool api_calc_window(struct request *req, struct response *resp, const struct api_query *q,
+                     struct calc *out);
 /* The response cache of closed windows (respcache.h) around a route body:
  * api_cache_lookup returns true (resp filled, 200) on a hit; otherwise it
  * prepares *slot, and api_cache_store keeps resp's body after the handler built

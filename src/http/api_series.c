@@ -116,7 +116,7 @@ void api_timeseries(struct request *req, struct response *resp) {
         bq.w.from = a;
         bq.w.to = z;
         struct calc c;
-        if (!api_calc_run(req, resp, &bq, a, z, false, &c)) {
+        if (!api_calc_window(req, resp, &bq, &c)) {
             free(vals);
             return;
         }

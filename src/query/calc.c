@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "engine/cost_partial.h"
 #include "model/settings.h"
 
 enum cost_config calc_default_config(const struct calc_settings *cfg) {
@@ -56,6 +57,25 @@ enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t loa
         return rc;
     build_od(out);
     rc = calc_recompute(out, q);
+    if (rc != ERR_OK)
+        calc_release(out);
+    return rc;
+}
+
+enum err calc_compose(struct store *db, const struct calc_settings *cfg, const struct cost_query *q,
+                      const struct cost_partial *sum, struct calc *out) {
+    memset(out, 0, sizeof *out);
+    out->cfg = cfg;
+    enum err rc = store_cost_load_nodes(db, q->from, q->to, calc_default_config(cfg), &out->data);
+    if (rc != ERR_OK)
+        return rc;
+    build_od(out);
+    struct cost_query cq = *q;
+    cq.od_sizes = out->od;
+    cq.n_od_sizes = out->n_od;
+    if (cq.now < cq.from)
+        cq.now = cq.from;
+    rc = cost_compose(&out->data->in, &cq, sum, &out->res);
     if (rc != ERR_OK)
         calc_release(out);
     return rc;

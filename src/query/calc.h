@@ -13,6 +13,7 @@
 #include "store/store_cost.h"
 
 struct calc_settings;
+struct cost_partial;
 struct store;
 
 struct calc {
@@ -39,6 +40,12 @@ enum err calc_recompute(struct calc *c, const struct cost_query *q);
  * filters (taskview applies them). */
 enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
                         int64_t now, struct calc *out);
+
+/* Loads pools, nodes and prices for [from, to) (store_cost_load_nodes) and
+ * composes q from sum, the normalized partials of q's parts (cost_compose).
+ * On error *out is released. */
+enum err calc_compose(struct store *db, const struct calc_settings *cfg, const struct cost_query *q,
+                      const struct cost_partial *sum, struct calc *out);
 
 void calc_release(struct calc *c);
 

@@ -113,6 +113,20 @@ static const char SQL_W_ATTEMPTS[] =
     "WHERE finished_at IS NULL AND deleted_at IS NULL "
     "  AND NOT (coalesce(scheduled_at, created_at, started_at) >= ?1 "
     "           AND coalesce(scheduled_at, created_at, started_at) < ?2)";
+/* Later attempts (starting at or after the window's end) of the tasks it
+ * touched: a task's winner, its next attempt after an interruption and its
+ * duplicates may start after the window, and no figure may depend on where the
+ * load stopped. By range up to the latest completion of those tasks; open
+ * attempts came with the first query. */
+static const char SQL_W_LATER_ATTEMPTS[] =
+    "SELECT " ATTEMPT_COLS " FROM attempts "
+    "WHERE coalesce(scheduled_at, created_at, started_at) >= ?1 "
+    "  AND coalesce(scheduled_at, created_at, started_at) <= ?2 "
+    "  AND NOT (finished_at IS NULL AND deleted_at IS NULL)";
+/* A running task's later attempts (it has no completion bound), by its uid. */
+static const char SQL_W_TASK_LATER[] = "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1 "
+                                       "  AND coalesce(scheduled_at, created_at, started_at) >= ?2 "
+                                       "  AND NOT (finished_at IS NULL AND deleted_at IS NULL)";
 /* Earlier attempts of a running task that started before the range. */
 static const char SQL_W_TASK_ATTEMPTS[] =
     "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1 "
@@ -568,6 +582,36 @@ static enum err load_one_task(struct store *s, struct store_cost_data *d, const 
     return rc;
 }
 
+/* The attempts of the touched tasks that start at or after `to` (they touch
+ * nothing: read_attempts with an empty touch range). */
+static enum err later_attempts(struct store *s, struct wload *w, int64_t to) {
+    int64_t last = INT64_MIN;
+    size_t n_wt = w->n_wt;
+    enum err rc = ERR_OK;
+    sqlite3_stmt *st;
+    for (size_t i = 0; rc == ERR_OK && i < n_wt; i++) {
+        if (!w->wt[i].touched)
+            continue;
+        if (w->wt[i].completed_at) {
+            if (w->wt[i].completed_at > last)
+                last = w->wt[i].completed_at;
+            continue;
+        }
+        if ((rc = store_stmt(s, SQL_W_TASK_LATER, &st)) != ERR_OK)
+            break;
+        store_bind_text(st, 1, w->wt[i].uid);
+        sqlite3_bind_int64(st, 2, to);
+        rc = read_attempts(s, w, st, INT64_MAX, INT64_MIN);
+    }
+    if (rc != ERR_OK || last < to)
+        return rc;
+    if ((rc = store_stmt(s, SQL_W_LATER_ATTEMPTS, &st)) != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, to);
+    sqlite3_bind_int64(st, 2, last);
+    return read_attempts(s, w, st, INT64_MAX, INT64_MIN);
+}
+
 static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
                            int64_t span, int64_t life, enum cost_config dflt,
                            const struct cost_index *node_ix) {
@@ -602,6 +646,8 @@ static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t f
         sqlite3_bind_int64(st, 2, lo);
         rc = read_attempts(s, &w, st, INT64_MAX, INT64_MIN);
     }
+    if (rc == ERR_OK)
+        rc = later_attempts(s, &w, to);
     if (rc == ERR_OK)
         keep_touched(&w);
     cost_index_free(w.ix);
@@ -662,7 +708,8 @@ static enum err load_prices(struct store *s, struct store_cost_data *d) {
 /* Loads pools, then nodes (task_uid NULL: by window; else the task's), then
  * tasks with their attempts, then prices. */
 static enum err load(struct store *s, int64_t from, int64_t to, const char *task_uid,
-                     enum cost_config default_config, struct store_cost_data **out) {
+                     bool nodes_only, enum cost_config default_config,
+                     struct store_cost_data **out) {
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     struct cost_index *pool_ix = NULL, *node_ix = NULL;
     int64_t back = 0, life = 0;
@@ -684,9 +731,11 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     }
     if (rc == ERR_OK && d->in.n_nodes)
         rc = cost_index_new(&d->nodes[0].name, sizeof d->nodes[0], d->in.n_nodes, &node_ix);
-    if (rc == ERR_OK && d->in.n_nodes)
+    if (rc == ERR_OK && d->in.n_nodes && !nodes_only)
         rc = load_spells(s, d, node_ix);
-    if (rc == ERR_OK && !task_uid) {
+    if (rc == ERR_OK && nodes_only) {
+        /* no tasks: cost_compose's input */
+    } else if (rc == ERR_OK && !task_uid) {
         rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
     } else if (rc == ERR_OK) {
         rc = load_one_task(s, d, task_uid, default_config, node_ix);
@@ -712,10 +761,15 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
 
 enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
                          struct store_cost_data **out) {
-    return load(s, from, to, NULL, default_config, out);
+    return load(s, from, to, NULL, false, default_config, out);
+}
+
+enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
+                               enum cost_config default_config, struct store_cost_data **out) {
+    return load(s, from, to, NULL, true, default_config, out);
 }
 
 enum err store_cost_load_task(struct store *s, const char *task_uid,
                               enum cost_config default_config, struct store_cost_data **out) {
-    return load(s, 0, 0, task_uid, default_config, out);
+    return load(s, 0, 0, task_uid, false, default_config, out);
 }

@@ -37,6 +37,11 @@ struct store_cost_data {
 /* Loads the data for [from, to). *out is new (store_cost_free). ERR_DB, ERR_NOMEM. */
 enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
                          struct store_cost_data **out);
+/* Loads what store_cost_load loads for [from, to) except tasks, attempts and
+ * NotReady spells: the same pools, nodes and prices (cost_compose's input, so a
+ * composed window sees exactly the nodes a direct one would). */
+enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
+                               enum cost_config default_config, struct store_cost_data **out);
 /* Loads one task (by uid), all its attempts and the nodes they used.
  * The task is absent (n_tasks == 0) when the uid is unknown. */
 enum err store_cost_load_task(struct store *s, const char *task_uid,

@@ -1,7 +1,9 @@
 #include "store/store_read.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/xalloc.h"
 #include "store/store_internal.h"
 
 static const char SQL_SOURCE_NOW[] =
@@ -145,16 +147,22 @@ static int64_t bound(struct store *s, const char *sql, enum err *rc) {
     return v > 0 ? v : 0;
 }
 
+/* How far facts reach: the longest attempt (span) and task (life). */
+static enum err reach(struct store *s, int64_t *span, int64_t *life) {
+    enum err rc;
+    *span = bound(s, SQL_SPAN_BOUND, &rc);
+    if (rc == ERR_OK)
+        *life = bound(s, SQL_LIFE_BOUND, &rc);
+    return rc;
+}
+
 enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]) {
     uint64_t gen = 0;
     bool tracked = store_gen_current(s, &gen);
     if (tracked && store_memo_window(store_memo(s), gen, from, to, out))
         return ERR_OK;
-    enum err rc;
-    int64_t span = bound(s, SQL_SPAN_BOUND, &rc);
-    if (rc != ERR_OK)
-        return rc;
-    int64_t life = bound(s, SQL_LIFE_BOUND, &rc);
+    int64_t span, life;
+    enum err rc = reach(s, &span, &life);
     if (rc != ERR_OK)
         return rc;
     sqlite3_stmt *st;
@@ -174,5 +182,88 @@ enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t
         rc = store_fail(s, r, "window version");
     }
     sqlite3_reset(st);
+    return rc;
+}
+
+/* ---- per-day versions (store_day_versions) ---------------------------------- */
+
+static const char SQL_MARKS_BY_DAY[] = "SELECT day, n FROM change_marks "
+                                       "WHERE day = 0 OR (day >= ?1 AND day <= ?2) ORDER BY day";
+
+/* First index in day[0..n) with day[i] >= d. */
+static size_t lower(const int64_t *day, size_t n, int64_t d) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (day[mid] < d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void day_range(int64_t d, int64_t span, int64_t life, int64_t *lo_d, int64_t *hi_d) {
+    int64_t lo = d * 86400 - span - life - 86400, hi = (d + 1) * 86400 + life + 86400;
+    *lo_d = lo < 0 ? 0 : lo / 86400;
+    *hi_d = hi / 86400;
+}
+
+enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*out)[2]) {
+    if (d1 <= d0 || d1 - d0 > 4000 || d0 < 0)
+        return ERR_INVAL;
+    int64_t span, life;
+    enum err rc = reach(s, &span, &life);
+    if (rc != ERR_OK)
+        return rc;
+    int64_t lo0, hi0, lo1, hi1;
+    day_range(d0, span, life, &lo0, &hi0);
+    day_range(d1 - 1, span, life, &lo1, &hi1);
+    sqlite3_stmt *st;
+    if ((rc = store_stmt(s, SQL_MARKS_BY_DAY, &st)) != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, lo0);
+    sqlite3_bind_int64(st, 2, hi1);
+    int64_t *day = NULL, *pre = NULL; /* pre[i] = Σ n of rows before i */
+    size_t n = 0, cap = 0;
+    int64_t n0 = 0;
+    bool have0 = false;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t d = sqlite3_column_int64(st, 0), v = sqlite3_column_int64(st, 1);
+        if (d == 0) {
+            have0 = true;
+            n0 = v;
+            if (lo0 > 0)
+                continue; /* counted apart: day 0 is in every version */
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            day = xrealloc(day, cap * sizeof *day);
+            pre = xrealloc(pre, (cap + 1) * sizeof *pre);
+        }
+        if (n == 0)
+            pre[0] = 0;
+        day[n] = d;
+        pre[n + 1] = pre[n] + v;
+        n++;
+    }
+    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "day versions");
+    sqlite3_reset(st);
+    for (int64_t d = d0; rc == ERR_OK && d < d1; d++) {
+        int64_t lo_d, hi_d;
+        day_range(d, span, life, &lo_d, &hi_d);
+        size_t a = lower(day, n, lo_d), b = lower(day, n, hi_d + 1);
+        int64_t sum = n ? pre[b] - pre[a] : 0, cnt = (int64_t)(b - a);
+        /* day 0 when it is outside [lo_d, hi_d] (store_window_version's OR) */
+        if (have0 && lo_d > 0) {
+            sum += n0;
+            cnt++;
+        }
+        out[d - d0][0] = sum;
+        out[d - d0][1] = cnt;
+    }
+    free(day);
+    free(pre);
     return rc;
 }

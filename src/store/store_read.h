@@ -53,4 +53,10 @@ enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t
  * versions mean no fact the window depends on changed in between. */
 enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]);
 
+/* The change version of each day d in [d0, d1) into out[d - d0]: exactly
+ * store_window_version(d * 86400, (d + 1) * 86400), computed with
+ * one read of the change marks for all of them. ERR_INVAL when d1 - d0 is not
+ * in 1..4000; ERR_DB. */
+enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*out)[2]);
+
 #endif
