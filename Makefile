@@ -27,7 +27,7 @@ DEB_PACKAGES := make gcc libc6-dev pkg-config libmicrohttpd-dev libcurl4-gnutls-
 	libjson-c-dev libsqlite3-dev libgnutls28-dev ca-certificates libjs-chart.js curl jq \
 	libxlsxwriter-dev libyaml-dev
 TEST_PACKAGES := clang-format libcmocka-dev sqlite3 yq prometheus chromium python3 \
-	libreoffice-calc-nogui clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema
+	libreoffice-calc-nogui clang libclang-rt-14-dev gcovr python3-kubernetes python3-jsonschema python3-yaml
 
 # kubectl (e2e_deploy renders deploy/kubernetes with `kubectl kustomize`): Debian's
 # kubernetes-client, only when no kubectl is on PATH already (another vendor's counts)

@@ -1,5 +1,6 @@
 #include "http/metrics.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "http/api.h"
@@ -8,7 +9,11 @@
 #include "service/config.h"
 #include "http/metrics_cost.h"
 #include "base/promw.h"
+#include "store/store_do.h"
 #include "store/store_read.h"
+#include "base/money.h"
+#include "base/timeutil.h"
+#include "engine/reconcile.h"
 
 static void poll_metrics(struct request *req, struct buf *b) {
     static const char *const sources[] = {"do", "do_billing", "k8s"};
@@ -62,6 +67,38 @@ static void advice_metrics(struct request *req, struct buf *b) {
     }
 }
 
+/* The reconciliation's unexplained drift (README "Reconciliation"): for the
+ * current and the previous invoice period that have an invoice, the TOTAL
+ * line's unexplained / estimated as a ratio (0.02 = 2 %); absent without an
+ * invoice or an estimate. */
+static void reconcile_metrics(struct request *req, struct buf *b) {
+    const char *cluster = req->app && req->app->cfg ? req->app->cfg->cluster_id : NULL;
+    int64_t now = api_now(req);
+    int64_t m = timeutil_month_start(now);
+    promw_family(b, "spotledger_reconciliation_unexplained_ratio", "gauge",
+                 "Invoice period's billed - estimated - rounding, over the estimate "
+                 "(GET /api/v1/reconciliation, TOTAL line).");
+    for (int k = 0; k < 2; k++) {
+        char period[16];
+        int64_t y;
+        int mo, d;
+        timeutil_civil_from_days(m / 86400, &y, &mo, &d);
+        snprintf(period, sizeof period, "%04d-%02d", (int)y, mo);
+        m = timeutil_month_start(m - 1);
+        struct reconcile_result r;
+        if (store_do_reconcile(req->db, period, cluster, now, &r) != ERR_OK)
+            continue;
+        const struct reconcile_line *t = r.n_lines ? &r.lines[r.n_lines - 1] : NULL;
+        int64_t ratio;
+        if (r.has_invoice && t && t->estimated > 0 &&
+            money_muldiv(t->unexplained, 1000000, t->estimated, &ratio) == ERR_OK) {
+            const char *l[] = {"period", period, NULL};
+            promw_sample_micro(b, "spotledger_reconciliation_unexplained_ratio", l, ratio);
+        }
+        reconcile_result_release(&r);
+    }
+}
+
 void metrics_handle(struct request *req, struct response *resp) {
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
@@ -79,6 +116,7 @@ void metrics_handle(struct request *req, struct response *resp) {
     if (req->app)
         metrics_cost_write(req, &req->app->metrics, b);
     advice_metrics(req, b);
+    reconcile_metrics(req, b);
     resp->status = 200;
     resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }

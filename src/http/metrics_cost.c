@@ -170,6 +170,25 @@ static void write_totals(struct buf *b, const struct metrics_week *t) {
     }
 }
 
+/* Spot pools gone (reclaimed) over the window, and the longest replacement
+ * delay among them (absent when no reclaim has a known delay). */
+static void write_reclaims(struct buf *b, const struct cost_result *r) {
+    int64_t worst = COST_NULL;
+    for (size_t i = 0; i < r->n_reclaims; i++) {
+        int64_t d = r->reclaims[i].replacement_delay_seconds;
+        if (d != COST_NULL && (worst == COST_NULL || d > worst))
+            worst = d;
+    }
+    promw_family(b, "spotledger_reclaims", "gauge",
+                 "Spot pools reclaimed (gone) over the last 7 days.");
+    promw_sample_int(b, "spotledger_reclaims", NULL, (int64_t)r->n_reclaims);
+    promw_family(b, "spotledger_reclaim_replacement_delay_seconds", "gauge",
+                 "Longest replacement delay (reclaim signal to the first On-Demand node Ready) "
+                 "of the reclaims of the last 7 days (absent when none is known).");
+    if (worst != COST_NULL)
+        promw_sample_int(b, "spotledger_reclaim_replacement_delay_seconds", NULL, worst);
+}
+
 static void write_gauges(struct request *req, struct buf *b, int64_t now) {
     struct calc c;
     struct cost_query q;
@@ -202,6 +221,7 @@ static void write_gauges(struct request *req, struct buf *b, int64_t now) {
         const char *l[] = {"configuration", cost_config_name((enum cost_config)k), NULL};
         promw_sample_micro(b, "spotledger_cost_usd", l, c.res->configs[k].cost);
     }
+    write_reclaims(b, c.res);
     promw_family(b, "node_total_hourly_cost", "gauge",
                  "Hourly price of each live node, USD (OpenCost's name), recorded at first "
                  "sighting.");

@@ -8,7 +8,8 @@
  * costs the current week, not the whole history, and memory stays at one
  * week's rows. Gauges: cost per successful task over the last 7 days (measured
  * and counterfactual), and node_total_hourly_cost of the live nodes (OpenCost's
- * name, with capacity_type). The cache is query/metrics_cache.h.
+ * name, with capacity_type), the reclaims of the last 7 days and their longest
+ * replacement delay. The cache is query/metrics_cache.h.
  * Thread rule: any thread (the cache has its lock). */
 #ifndef SPOTLEDGER_METRICS_COST_H
 #define SPOTLEDGER_METRICS_COST_H

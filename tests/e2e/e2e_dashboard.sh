@@ -49,6 +49,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "e2e_dashboard: FAIL: $*" >&2; exit 1; }
 . "$(dirname "$0")/settle.sh"
+. "$(dirname "$0")/demo_up.sh"
 note() { echo "e2e_dashboard: $*"; }
 
 command -v curl >/dev/null || fail "curl is not installed"
@@ -83,26 +84,9 @@ run_pid=
 start_stack() {
   with_sim=0
   if sim_runs && [ -f "$root/deploy/demo/scenario.json" ]; then
-    SPOTLEDGER_RUN_DIR="$dir/run" SPOTLEDGER_PORT=0 \
-      SPOTLEDGER_BIN="$SPOTLEDGER_BIN" SPOTSIM_BIN="$SPOTSIM_BIN" \
-      sh "$root/deploy/demo/run.sh" >"$dir/run.out" 2>"$dir/run.err" &
-    run_pid=$!
-    i=0
-    until grep -q '^B=' "$dir/run/demo.env" 2>/dev/null; do
-      i=$((i + 1)); [ $i -le 200 ] || fail "make run's demo did not start: $(cat "$dir/run.err")"
-      kill -0 "$run_pid" 2>/dev/null || fail "make run's demo exited: $(cat "$dir/run.out" "$dir/run.err")"
-      sleep 0.1
-    done
-    base=$(sed -n 's|^B=\(http://127\.0\.0\.1:[0-9]*\)/api/v1$|\1|p' "$dir/run/demo.env")
-    [ -n "$base" ] || fail "demo.env has no B=: $(cat "$dir/run/demo.env")"
+    demo_start "$dir"
     with_sim=1
-    # the demo week is over when run.sh says so and the source clock reached its end (bounded: 120 s)
-    i=0
-    until grep -q 'the simulated week is complete' "$dir/run.out" &&
-      curl -sf --max-time 5 "$base/api/v1/status" | jq -e '.now == "2026-11-16T00:00:00Z"' >/dev/null; do
-      i=$((i + 1)); [ $i -le 240 ] || fail "the demo week did not complete in 120 s: $(tail -n 3 "$dir/run.out")"
-      sleep 0.5
-    done
+    demo_week_done 120
     settle "$base" "do k8s" 30 || fail "no second poll of the final state"
   else
     "${SPOTLEDGER_BIN:?}" --no-kube --listen 127.0.0.1:0 --db "$dir/ledger.db" --web-dir "$root/web" \

@@ -22,17 +22,12 @@ set -eu
 
 root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 dir=$(mktemp -d)
+. "$(dirname "$0")/demo_up.sh"
 run_pid=
 cleanup() {
   rc=$?
   set +e
-  if [ -n "$run_pid" ]; then
-    kill "$run_pid" 2>/dev/null
-    i=0
-    while kill -0 "$run_pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -9 "$run_pid" 2>/dev/null
-    wait "$run_pid" 2>/dev/null
-  fi
+  demo_stop
   rm -rf "$dir"
   exit $rc
 }
@@ -46,16 +41,7 @@ for c in bash curl jq python3; do command -v "$c" >/dev/null || fail "$c is not 
 [ -x "${SPOTSIM_BIN:-}" ] && [ -x "${SPOTLEDGER_BIN:-}" ] || fail "SPOTLEDGER_BIN and SPOTSIM_BIN must be built binaries"
 
 # 1. the demo
-SPOTLEDGER_RUN_DIR="$dir/run" SPOTLEDGER_PORT=0 SPOTLEDGER_BIN="$SPOTLEDGER_BIN" SPOTSIM_BIN="$SPOTSIM_BIN" \
-  sh "$root/deploy/demo/run.sh" >"$dir/run.out" 2>"$dir/run.err" &
-run_pid=$!
-i=0
-until grep -q '^B=' "$dir/run/demo.env" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 200 ] || fail "the demo did not start: $(cat "$dir/run.out" "$dir/run.err")"
-  kill -0 "$run_pid" 2>/dev/null || fail "the demo exited: $(cat "$dir/run.out" "$dir/run.err")"
-  sleep 0.1
-done
-base=$(sed -n 's|^B=\(http://127\.0\.0\.1:[0-9]*\)/api/v1$|\1|p' "$dir/run/demo.env")
+demo_start "$dir"
 port=${base##*:}
 [ -n "$port" ] || fail "demo.env: no B=: $(cat "$dir/run/demo.env")"
 grep -q "admin token (POST /api/v1/exports, /api/v1/poll): $dir/run/admin-token" "$dir/run.out" ||

@@ -1,0 +1,42 @@
+# demo_up.sh — sourced by the e2e scripts that test against `make run`'s demo (not a
+# test itself). The caller defines fail() and $root, and calls demo_stop on exit.
+#
+# demo_start DIR: starts deploy/demo/run.sh as `make run` does (run folder DIR/run,
+#   a free port, the binaries under test), sets run_pid and base
+#   (http://127.0.0.1:PORT) once demo.env is written; bounded (20 s).
+# demo_stop: stops the demo started here (TERM, then KILL after 5 s); a no-op without one.
+# demo_week_done SECONDS: waits until run.sh says the simulated week is complete and
+#   the source clock reached its end (2026-11-16T00:00:00Z); bounded by SECONDS.
+demo_start() {
+  _dd=$1
+  SPOTLEDGER_RUN_DIR="$_dd/run" SPOTLEDGER_PORT=0 SPOTLEDGER_BIN="$SPOTLEDGER_BIN" \
+    SPOTSIM_BIN="$SPOTSIM_BIN" sh "$root/deploy/demo/run.sh" >"$_dd/run.out" 2>"$_dd/run.err" &
+  run_pid=$!
+  _di=0
+  until grep -q '^B=' "$_dd/run/demo.env" 2>/dev/null; do
+    _di=$((_di + 1)); [ $_di -le 200 ] || fail "the demo did not start: $(cat "$_dd/run.out" "$_dd/run.err")"
+    kill -0 "$run_pid" 2>/dev/null || fail "the demo exited: $(cat "$_dd/run.out" "$_dd/run.err")"
+    sleep 0.1
+  done
+  base=$(sed -n 's|^B=\(http://127\.0\.0\.1:[0-9]*\)/api/v1$|\1|p' "$_dd/run/demo.env")
+  [ -n "$base" ] || fail "demo.env has no B=: $(cat "$_dd/run/demo.env")"
+}
+
+demo_week_done() {
+  _di=0
+  until grep -q 'the simulated week is complete' "$_dd/run.out" &&
+    curl -sf --max-time 5 "$base/api/v1/status" | jq -e '.now == "2026-11-16T00:00:00Z"' >/dev/null; do
+    _di=$((_di + 1)); [ $_di -le $(($1 * 2)) ] || fail "the demo week did not complete in $1 s: $(tail -n 3 "$_dd/run.out")"
+    sleep 0.5
+  done
+}
+
+demo_stop() {
+  [ -n "${run_pid:-}" ] || return 0
+  kill "$run_pid" 2>/dev/null
+  _di=0
+  while kill -0 "$run_pid" 2>/dev/null && [ $_di -lt 50 ]; do sleep 0.1; _di=$((_di + 1)); done
+  kill -9 "$run_pid" 2>/dev/null
+  wait "$run_pid" 2>/dev/null
+  run_pid=
+}
