@@ -81,7 +81,8 @@ struct advice_pool { /* node_pools */
     const char *labels_json;                  /* DO labels object, NULL none */
     const char *taints_json;                  /* DO taints [{"key","value","effect"}], NULL none */
     int64_t price_hourly;                     /* µ$/h, 0 unknown */
-    int64_t deleted_at;                       /* 0: alive (the advisor checks alive pools) */
+    int64_t deleted_at; /* 0: alive (the advisor checks alive pools, and gone ones reclaimed in the
+                           window) */
 };
 
 struct advice_node { /* nodes */
@@ -118,8 +119,8 @@ struct advice_job { /* one Job (all completion indexes of an Indexed Job) */
     int64_t last_seen;
 };
 
-/* A PodDisruptionBudget over pods of Spot nodes. Not ingested yet: the
- * watcher does not list PDBs; the rule runs on whatever the caller feeds. */
+/* A PodDisruptionBudget over pods of Spot nodes (store_advice.h loads the
+ * watched ones with the pods they select). */
 struct advice_pdb {
     const char *ns;
     const char *name;

@@ -346,11 +346,59 @@ static const char WHY_SPOT_AUTOSCALE[] =
     "(priority expander), cannot scale it to zero when idle, and Spot nodes sit idle and "
     "billed between batches.";
 
+/* Reclaims of pool p in the window, and the latest signal among them. */
+static size_t pool_reclaims(const struct advice_input *in, const struct advice_pool *p,
+                            int64_t *last_signal) {
+    size_t n = 0;
+    *last_signal = 0;
+    for (size_t r = 0; r < in->n_reclaims; r++) {
+        const struct advice_reclaim *x = &in->reclaims[r];
+        if (!advice_str_eq(x->pool_id, p->id))
+            continue;
+        n++;
+        int64_t sig = x->signal_at ? x->signal_at : x->detected_at;
+        if (sig > *last_signal)
+            *last_signal = sig;
+    }
+    return n;
+}
+
+static bool reclaimed_fixed_spot(const struct advice_input *in, const struct advice_pool *p) {
+    int64_t sig;
+    return !advice_alive(p) && p->spot && !p->auto_scale && pool_reclaims(in, p, &sig) > 0;
+}
+
+/* A reclaimed (gone) pool is reported under its name unless a pool of that name
+ * is alive (its current settings are what the alive check judges) or a later
+ * reclaimed fixed-size pool of that name is reported instead (one finding per
+ * name: ids stay unique). */
+static bool superseded(const struct advice_input *in, const struct advice_pool *p) {
+    for (size_t k = 0; k < in->n_pools; k++) {
+        const struct advice_pool *q = &in->pools[k];
+        if (q == p || !advice_str_eq(advice_pool_label(q), advice_pool_label(p)))
+            continue;
+        if (advice_alive(q))
+            return true;
+        if (reclaimed_fixed_spot(in, q) &&
+            (q->deleted_at > p->deleted_at || (q->deleted_at == p->deleted_at &&
+                                               strcmp(q->id ? q->id : "", p->id ? p->id : "") > 0)))
+            return true;
+    }
+    return false;
+}
+
 void advice_rule_spot_autoscale(struct advice_ctx *c) {
     const struct advice_input *in = c->in;
     for (size_t i = 0; i < in->n_pools; i++) {
         const struct advice_pool *p = &in->pools[i];
-        if (!advice_alive(p) || !p->spot || p->auto_scale)
+        if (!p->spot || p->auto_scale)
+            continue;
+        bool gone = !advice_alive(p);
+        int64_t last_signal;
+        size_t reclaims = pool_reclaims(in, p, &last_signal);
+        /* a gone pool matters when it was reclaimed in the window: exactly the pool
+         * whose settings decided how the reclaim went (README "Setup advice") */
+        if (gone && (!reclaims || superseded(in, p)))
             continue;
         int64_t max = p->node_count > 0 ? p->node_count : 1;
         if (p->max_nodes > max)
@@ -360,13 +408,29 @@ void advice_rule_spot_autoscale(struct advice_ctx *c) {
         advice_ev_pool(&e, p);
         jsonw_kbool(&e.w, "auto_scale", false);
         advice_ev_opt_int(&e, "node_count", p->node_count);
-        advice_emit(
-            c, ADVICE_SPOT_AUTOSCALE, ADVICE_WARNING, p, NULL, xstrdup(advice_pool_label(p)),
-            advice_fmt("Spot pool '%s' has a fixed size", advice_pool_label(p)), advice_ev_end(&e),
-            WHY_SPOT_AUTOSCALE,
-            advice_fmt("doctl kubernetes cluster node-pool update %s %s --auto-scale --min-nodes 0 "
-                       "--max-nodes %lld",
-                       advice_cluster_arg(in), advice_pool_label(p), (long long)max));
+        if (reclaims) {
+            jsonw_kint(&e.w, "reclaims", (int64_t)reclaims);
+            jsonw_ktime(&e.w, "last_reclaim_signal_at", last_signal);
+        }
+        if (gone)
+            jsonw_ktime(&e.w, "deleted_at", p->deleted_at);
+        char *title =
+            gone ? advice_fmt("Spot pool '%s' had a fixed size when it was reclaimed (the pool "
+                              "is gone)",
+                              advice_pool_label(p))
+                 : advice_fmt("Spot pool '%s' has a fixed size", advice_pool_label(p));
+        char *fix =
+            gone ? advice_fmt("Recreate it with auto-scale: doctl kubernetes cluster node-pool "
+                              "create %s --name %s --size %s --count 1 --auto-scale --min-nodes 0 "
+                              "--max-nodes %lld (with its labels and taints)",
+                              advice_cluster_arg(in), advice_pool_label(p),
+                              p->size ? p->size : "SIZE", (long long)max)
+                 : advice_fmt("doctl kubernetes cluster node-pool update %s %s --auto-scale "
+                              "--min-nodes 0 --max-nodes %lld",
+                              advice_cluster_arg(in), advice_pool_label(p), (long long)max);
+        advice_emit(c, ADVICE_SPOT_AUTOSCALE, ADVICE_WARNING, p, NULL,
+                    xstrdup(advice_pool_label(p)), title, advice_ev_end(&e), WHY_SPOT_AUTOSCALE,
+                    fix);
     }
 }
 

@@ -33,7 +33,7 @@
 
 #define WATCH_MAX_PAGES 100000
 #define WATCH_MAX_LIST_RESTARTS 3
-#define WATCH_MAX_RESOURCES 5
+#define WATCH_MAX_RESOURCES 6
 #define WATCH_RELIST_WINDOW_MS 60000
 #define WATCH_MAX_RELISTS_CAP 16
 
@@ -246,10 +246,12 @@ enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer
     snprintf(podq, sizeof podq, "labelSelector=%s", esc);
     free(esc);
     const char *evgroup = opt->events_v1 ? "/apis/events.k8s.io/v1" : "/api/v1";
-    bool ok = add_resource(w, "nodes", K8S_NODE, "/api/v1", NULL, "nodes", NULL) &&
-              add_resource(w, "jobs", K8S_JOB, "/apis/batch/v1", w->ns, "jobs", jobq) &&
-              add_resource(w, "pods", K8S_POD, "/api/v1", w->ns, "pods", podq) &&
-              add_resource(w, "events", K8S_EVENT, evgroup, w->ns, "events", evq);
+    bool ok =
+        add_resource(w, "nodes", K8S_NODE, "/api/v1", NULL, "nodes", NULL) &&
+        add_resource(w, "jobs", K8S_JOB, "/apis/batch/v1", w->ns, "jobs", jobq) &&
+        add_resource(w, "pods", K8S_POD, "/api/v1", w->ns, "pods", podq) &&
+        add_resource(w, "events", K8S_EVENT, evgroup, w->ns, "events", evq) &&
+        add_resource(w, "pdbs", K8S_PDB, "/apis/policy/v1", w->ns, "poddisruptionbudgets", NULL);
     if (ok && w->ns && strcmp(w->ns, "default") != 0) {
         /* Node events live in "default" whatever namespace the Jobs use */
         char *f =

@@ -1,5 +1,6 @@
-/* watch_k8s — the Kubernetes informers: Jobs, Pods of Jobs, Nodes and Events,
- * listed and watched in the style of client-go, written through the single writer.
+/* watch_k8s — the Kubernetes informers: Jobs, Pods of Jobs, Nodes, Events and
+ * policy/v1 PodDisruptionBudgets (for the advisor's pdb-blocks-drain rule), listed
+ * and watched in the style of client-go, written through the single writer.
  *
  * Per resource (one thread each once started):
  *   1. LIST in pages (limit/continue; a 410 on a continue token restarts the list),

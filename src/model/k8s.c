@@ -14,6 +14,8 @@ const struct k8s_meta *k8s_object_meta(const struct k8s_object *o) {
         return &o->u.node.meta;
     case K8S_EVENT:
         return &o->u.event.meta;
+    case K8S_PDB:
+        return &o->u.pdb.meta;
     }
     return &o->u.job.meta;
 }
@@ -56,6 +58,8 @@ const char *k8s_kind_name(enum k8s_kind kind) {
         return "node";
     case K8S_EVENT:
         return "event";
+    case K8S_PDB:
+        return "pdb";
     }
     return "?";
 }

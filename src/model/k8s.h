@@ -1,4 +1,5 @@
-/* k8s — the Kubernetes objects spotledger keeps (Job, Pod, Node, Event) as plain
+/* k8s — the Kubernetes objects spotledger keeps (Job, Pod, Node, Event,
+ * policy/v1 PodDisruptionBudget) as plain
  * records: what the parsers (source/k8s_api.h) produce and the store
  * (store/store_k8s.h) writes. No I/O, no JSON.
  *
@@ -22,7 +23,7 @@
 #define K8S_REASON_MAX 128
 #define K8S_SHORT_MAX 32
 
-enum k8s_kind { K8S_JOB, K8S_POD, K8S_NODE, K8S_EVENT };
+enum k8s_kind { K8S_JOB, K8S_POD, K8S_NODE, K8S_EVENT, K8S_PDB };
 
 struct k8s_meta {
     char uid[K8S_UID_MAX];
@@ -53,7 +54,7 @@ struct k8s_job {
     bool pfp_ignores_disruption; /* a rule Ignore onPodConditions DisruptionTarget */
     char *completed_indexes;     /* status.completedIndexes "0-2,5", NULL absent */
     char *failed_indexes;        /* status.failedIndexes */
-    char *spec_json;             /* compact scheduling bits, never NULL after parse */
+    char *spec_json; /* compact scheduling bits (and "podLabels"), never NULL after parse */
 };
 
 enum k8s_report_status { K8S_REPORT_NONE = 0, K8S_REPORT_BAD, K8S_REPORT_OK };
@@ -115,6 +116,21 @@ struct k8s_event {
     int64_t count;
 };
 
+/* A policy/v1 PodDisruptionBudget. minAvailable / maxUnavailable are either a
+ * number or "N%": the one given fills its absolute or its _pct field, every
+ * other of the four is -1. */
+struct k8s_pdb {
+    struct k8s_meta meta;
+    int64_t min_available, min_available_pct;
+    int64_t max_unavailable, max_unavailable_pct;
+    /* spec.selector.matchLabels as compact JSON ("{}": every pod of the
+     * namespace, as policy/v1 reads an empty selector); NULL when the selector
+     * has matchExpressions or no selector is given (not evaluated: a selector
+     * spotledger cannot read matches nothing) */
+    char *selector_json;
+    int64_t expected_pods, current_healthy, desired_healthy, disruptions_allowed; /* -1 absent */
+};
+
 struct k8s_object {
     enum k8s_kind kind;
     union {
@@ -122,6 +138,7 @@ struct k8s_object {
         struct k8s_pod pod;
         struct k8s_node node;
         struct k8s_event event;
+        struct k8s_pdb pdb;
     } u;
 };
 
@@ -131,8 +148,8 @@ const struct k8s_meta *k8s_object_meta(const struct k8s_object *o);
 /* True when idx is in an index-set string like "0-2,5,7-9" (Job completedIndexes). */
 bool k8s_index_set_contains(const char *set, int64_t idx);
 
-const char *k8s_kind_name(enum k8s_kind kind);                /* "job", "pod", "node", "event" */
-const char *k8s_outcome_name(enum k8s_outcome o);             /* "running", "succeeded", "failed" */
+const char *k8s_kind_name(enum k8s_kind kind);    /* "job", "pod", "node", "event", "pdb" */
+const char *k8s_outcome_name(enum k8s_outcome o); /* "running", "succeeded", "failed" */
 const char *k8s_report_status_name(enum k8s_report_status s); /* "none", "bad", "ok" */
 
 #endif

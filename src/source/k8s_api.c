@@ -15,6 +15,7 @@
 #include "base/timeutil.h"
 #include "base/xalloc.h"
 #include "source/json_trim.h"
+#include "source/k8s_pdb.h"
 
 /* --- json helpers ------------------------------------------------------------ */
 
@@ -324,6 +325,25 @@ static void add_ref(json_object *dst, const char *key, json_object *v) {
         json_object_put(ref);
 }
 
+/* The pod template's labels as "podLabels" (PodDisruptionBudget selectors match
+ * them), without the job controller's per-Job ones (controller-uid, job-name,
+ * batch.kubernetes.io/...) that no PDB of a Job's pods can select in advance. */
+static void add_pod_labels(json_object *dst, json_object *labels) {
+    if (!labels || !json_object_is_type(labels, json_type_object))
+        return;
+    json_object *keep = json_object_new_object();
+    if (!keep)
+        return;
+    json_object_object_foreach(labels, key, val) {
+        if (!json_object_is_type(val, json_type_string) || strcmp(key, "controller-uid") == 0 ||
+            strcmp(key, "job-name") == 0 || strncmp(key, "batch.kubernetes.io/", 20) == 0)
+            continue;
+        add_ref(keep, key, val);
+    }
+    if (json_object_object_length(keep) == 0 || json_object_object_add(dst, "podLabels", keep) != 0)
+        json_object_put(keep);
+}
+
 static char *job_spec_json(json_object *job) {
     json_object *spec = json_object_new_object();
     if (!spec)
@@ -336,6 +356,7 @@ static char *job_spec_json(json_object *job) {
     add_ref(spec, "preferredNodeAffinity",
             jget(na, "preferredDuringSchedulingIgnoredDuringExecution"));
     add_ref(spec, "tolerations", jget(tpl, "tolerations"));
+    add_pod_labels(spec, jpath(job, "spec", "template", "metadata", "labels", NULL));
     json_object *ign =
         jget(jpath(job, "metadata", "annotations", NULL), K8S_ANNOTATION_IGNORE_ADVICE);
     if (!ign)
@@ -636,6 +657,10 @@ static enum err parse_object(json_object *o, enum k8s_kind kind, struct k8s_obje
         out->u.event.meta = m;
         parse_event(o, &out->u.event);
         break;
+    case K8S_PDB:
+        out->u.pdb.meta = m;
+        k8s_pdb_fill(o, &out->u.pdb);
+        break;
     }
     return ERR_OK;
 }
@@ -654,6 +679,9 @@ void k8s_object_release(struct k8s_object *o) {
         break;
     case K8S_EVENT:
         free(o->u.event.message);
+        break;
+    case K8S_PDB:
+        k8s_pdb_release(&o->u.pdb);
         break;
     case K8S_POD:
         break;

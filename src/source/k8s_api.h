@@ -1,7 +1,7 @@
-/* k8s_api — Kubernetes JSON (batch/v1 Job, core/v1 Pod, Node, Event and
- * events.k8s.io/v1 Event, their List pages, watch event lines, Status objects and
- * the termination-message task report) -> plain structs (the records are in
- * model/k8s.h). No SQL, no I/O, no clock.
+/* k8s_api — Kubernetes JSON (batch/v1 Job, core/v1 Pod, Node, Event, policy/v1
+ * PodDisruptionBudget (source/k8s_pdb.h) and events.k8s.io/v1 Event, their List pages, watch event
+ * lines, Status objects and the termination-message task report) -> plain structs (the records are
+ * in model/k8s.h). No SQL, no I/O, no clock.
  *
  * Invariants: every time is Unix seconds from the object itself (0 = absent);
  * counts and limits that the object omits are -1; strings that the object omits

@@ -95,6 +95,12 @@ int store_bind_time(sqlite3_stmt *st, int idx, int64_t t) {
     return sqlite3_bind_int64(st, idx, t);
 }
 
+int store_bind_opt_int(sqlite3_stmt *st, int idx, int64_t v) {
+    if (v < 0)
+        return sqlite3_bind_null(st, idx);
+    return sqlite3_bind_int64(st, idx, v);
+}
+
 void store_column_copy(sqlite3_stmt *st, int col, char *out, size_t cap) {
     const unsigned char *t = sqlite3_column_text(st, col);
     if (!t) {

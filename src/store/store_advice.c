@@ -77,6 +77,30 @@ static const char SQL_LAG[] =
     " AND a.created_at IS NOT NULL "
     " AND a.created_at >= (SELECT first_seen FROM attempts ORDER BY rowid LIMIT 1)";
 
+/* PodDisruptionBudgets alive in [?1, ?2) with a selector spotledger reads, each
+ * with the pods (attempts) it selects that held a Spot node in the window: the
+ * PDB's namespace, every matchLabels pair equal in the Job's pod template labels
+ * (tasks.spec_json "podLabels"; {} selects the whole namespace). */
+static const char SQL_PDBS[] =
+    "WITH m AS ("
+    " SELECT p.uid AS pdb, a.uid AS att, coalesce(a.pool_id, nd.pool_id) AS pool "
+    " FROM attempts a JOIN tasks t ON t.uid = a.task_uid "
+    "  JOIN pdbs p ON p.namespace = t.namespace "
+    "  LEFT JOIN nodes nd ON nd.name = a.node_name "
+    "  LEFT JOIN node_pools np ON np.id = coalesce(a.pool_id, nd.pool_id) "
+    " WHERE p.selector_json IS NOT NULL "
+    "  AND coalesce(a.scheduled_at, a.created_at, a.started_at) < ?2 "
+    "  AND coalesce(a.finished_at, a.deleted_at, ?2) >= ?1 "
+    "  AND coalesce(nd.capacity_type, np.capacity_type) = 'spot' "
+    "  AND NOT EXISTS (SELECT 1 FROM json_each(p.selector_json) s "
+    "   WHERE json_extract(t.spec_json, '$.podLabels.\"' || s.key || '\"') IS NOT s.value)) "
+    "SELECT p.namespace, p.name, p.max_unavailable, p.max_unavailable_pct, p.min_available, "
+    " p.min_available_pct, p.expected_pods, count(DISTINCT m.att), min(m.pool) "
+    "FROM pdbs p LEFT JOIN m ON m.pdb = p.uid "
+    "WHERE p.selector_json IS NOT NULL AND (p.deleted_at IS NULL OR p.deleted_at >= ?1) "
+    " AND coalesce(p.created_at, p.first_seen) < ?2 "
+    "GROUP BY p.uid ORDER BY p.namespace, p.name, p.uid";
+
 static const char SQL_CLUSTER[] =
     "SELECT coalesce(name, id) FROM clusters ORDER BY (id = ?1) DESC, last_seen DESC, id LIMIT 1";
 // clang-format on
@@ -99,6 +123,7 @@ void store_advice_free(struct store_advice_data *d) {
     free(d->nodes);
     free(d->reclaims);
     free(d->jobs);
+    free(d->pdbs);
     free(d);
 }
 
@@ -254,6 +279,32 @@ static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t s
     return finish(s, st, r, "advice lag");
 }
 
+static enum err load_pdbs(struct store *s, struct store_advice_data *d, int64_t since,
+                          int64_t until) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_PDBS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, since);
+    sqlite3_bind_int64(st, 2, until);
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        STORE_GROW(d->pdbs, d->in.n_pdbs, cap);
+        struct advice_pdb *b = &d->pdbs[d->in.n_pdbs++];
+        b->ns = keep(d, st, 0);
+        b->name = keep(d, st, 1);
+        b->max_unavailable = store_col_or(st, 2, -1);
+        b->max_unavailable_pct = store_col_or(st, 3, -1);
+        b->min_available = store_col_or(st, 4, -1);
+        b->min_available_pct = store_col_or(st, 5, -1);
+        b->expected_pods = store_col_or(st, 6, -1);
+        b->pods_on_spot = store_col_or(st, 7, 0);
+        b->spot_pool_id = keep(d, st, 8);
+    }
+    return finish(s, st, r, "advice pdbs");
+}
+
 static enum err load_cluster(struct store *s, struct store_advice_data *d, const char *cluster_id) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_CLUSTER, &st);
@@ -285,6 +336,8 @@ enum err store_advice_load(struct store *s, int64_t since, int64_t until,
     if (rc == ERR_OK)
         rc = load_lag(s, d, since, until);
     if (rc == ERR_OK)
+        rc = load_pdbs(s, d, since, until);
+    if (rc == ERR_OK)
         rc = load_cluster(s, d, cluster_id);
     if (rc != ERR_OK) {
         store_advice_free(d);
@@ -298,6 +351,7 @@ enum err store_advice_load(struct store *s, int64_t since, int64_t until,
     d->in.nodes = d->nodes;
     d->in.reclaims = d->reclaims;
     d->in.jobs = d->jobs;
+    d->in.pdbs = d->pdbs;
     *out = d;
     return ERR_OK;
 }

@@ -18,7 +18,10 @@
  *    watcher first stored one (-1 with none);
  *  - the cluster's name (else id) for doctl commands, preferring cluster_id.
  * Configuration labels are resolved here: NULL or unknown -> default_config.
- * PodDisruptionBudgets are not ingested yet: in.pdbs stays empty.
+ *  - PodDisruptionBudgets alive in the window whose selector spotledger reads
+ *    (matchLabels only; table pdbs), each with the pods it selects that held a
+ *    Spot node in the window (matched against the Job's pod template labels)
+ *    and one such Spot pool.
  *
  * Errors: ERR_DB (logged once), ERR_BUSY. Thread rule: the thread owning s. */
 #ifndef SPOTLEDGER_STORE_ADVICE_H
@@ -35,7 +38,7 @@
 #define STORE_ADVICE_MAX_JOBS 10000
 
 struct store_advice_data {
-    /* pools, sizes, nodes, reclaims, jobs, watch_lag_seconds and cluster are
+    /* pools, sizes, nodes, reclaims, jobs, pdbs, watch_lag_seconds and cluster are
      * filled; the caller adds configuration, cost figures and self. */
     struct advice_input in;
     bool jobs_truncated; /* more Jobs matched than STORE_ADVICE_MAX_JOBS */
@@ -45,6 +48,7 @@ struct store_advice_data {
     struct advice_node *nodes;
     struct advice_reclaim *reclaims;
     struct advice_job *jobs;
+    struct advice_pdb *pdbs;
     struct store_arena *arena; /* the strings the arrays borrow */
 };
 

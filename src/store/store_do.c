@@ -50,13 +50,6 @@ static const char SQL_PRICE_ADD[] =
     "INSERT OR REPLACE INTO size_prices(slug, observed_at, price_hourly_micro, "
     "price_monthly_micro) VALUES (?1, ?2, ?3, ?4)";
 
-static void bind_opt_int(sqlite3_stmt *st, int idx, int64_t v) {
-    if (v < 0)
-        sqlite3_bind_null(st, idx);
-    else
-        sqlite3_bind_int64(st, idx, v);
-}
-
 /* Latest price row: ERR_NOTFOUND if none. */
 static enum err last_price(struct store *s, const char *slug, int64_t *h, int64_t *m) {
     sqlite3_stmt *st;
@@ -86,11 +79,11 @@ enum err store_do_upsert_size(struct store *s, const struct do_size *z, int64_t 
     if (rc != ERR_OK)
         return rc;
     store_bind_text(st, 1, z->slug);
-    bind_opt_int(st, 2, z->vcpus);
-    bind_opt_int(st, 3, z->memory_mb);
+    store_bind_opt_int(st, 2, z->vcpus);
+    store_bind_opt_int(st, 3, z->memory_mb);
     sqlite3_bind_int64(st, 4, z->gpu_count);
     store_bind_text(st, 5, z->gpu_model);
-    bind_opt_int(st, 6, z->gpu_vram_gb);
+    store_bind_opt_int(st, 6, z->gpu_vram_gb);
     sqlite3_bind_int64(st, 7, seen);
     if ((rc = store_exec_stmt(s, st)) != ERR_OK)
         return rc;
@@ -160,7 +153,7 @@ enum err store_do_upsert_pool(struct store *s, const char *cluster_id, const str
     sqlite3_bind_int(st, 8, p->auto_scale ? 1 : 0);
     sqlite3_bind_int64(st, 9, p->min_nodes);
     sqlite3_bind_int64(st, 10, p->max_nodes);
-    bind_opt_int(st, 11, p->count);
+    store_bind_opt_int(st, 11, p->count);
     store_bind_text(st, 12, p->labels_json);
     store_bind_text(st, 13, p->taints_json);
     sqlite3_bind_int64(st, 14, seen);

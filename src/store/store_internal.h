@@ -56,6 +56,8 @@ enum err store_fail(struct store *s, int rc, const char *what);
 /* Binding helpers: NULL strings and 0 times (unknown) become SQL NULL. */
 int store_bind_text(sqlite3_stmt *st, int idx, const char *v);
 int store_bind_time(sqlite3_stmt *st, int idx, int64_t t);
+/* A count or limit: negative (absent) becomes SQL NULL. */
+int store_bind_opt_int(sqlite3_stmt *st, int idx, int64_t v);
 /* Copies column text into out (truncated to cap-1, NUL-terminated; "" for NULL). */
 void store_column_copy(sqlite3_stmt *st, int col, char *out, size_t cap);
 /* Column text duplicated with xstrdup; NULL for SQL NULL. */

@@ -189,6 +189,9 @@ static const char SQL_VANISH_JOB[] =
 static const char SQL_VANISH_POD[] =
     "UPDATE attempts SET deleted_at = ?2 WHERE deleted_at IS NULL AND (?1 IS NULL OR namespace = "
     "?1) AND uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'pod')";
+static const char SQL_VANISH_PDB[] =
+    "UPDATE pdbs SET deleted_at = ?2 WHERE deleted_at IS NULL AND (?1 IS NULL OR namespace = ?1) "
+    "AND uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'pdb')";
 static const char SQL_VANISH_NODE[] =
     "UPDATE nodes SET k8s_deleted_at = ?2 WHERE k8s_deleted_at IS NULL AND k8s_uid IS NOT NULL "
     "AND (?1 IS NULL OR 1) AND k8s_uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'node')";
@@ -201,10 +204,6 @@ static const char SQL_WATCH_SET[] =
 
 static const char *nz(const char *s) {
     return s && *s ? s : NULL;
-}
-
-static int bind_opt_int(sqlite3_stmt *st, int idx, int64_t v) {
-    return v < 0 ? sqlite3_bind_null(st, idx) : sqlite3_bind_int64(st, idx, v);
 }
 
 static int64_t deletion_of(const struct k8s_meta *m, int64_t deleted_at) {
@@ -222,7 +221,7 @@ static enum err put_task(struct store *s, const struct k8s_job *j, const char *u
         return rc;
     store_bind_text(st, 1, uid);
     store_bind_text(st, 2, j->meta.uid);
-    bind_opt_int(st, 3, index);
+    store_bind_opt_int(st, 3, index);
     store_bind_text(st, 4, j->meta.ns);
     store_bind_text(st, 5, j->meta.name);
     store_bind_text(st, 6, nz(j->configuration));
@@ -232,16 +231,17 @@ static enum err put_task(struct store *s, const struct k8s_job *j, const char *u
     store_bind_time(st, 10, outcome == K8S_RUNNING ? 0 : completed_at);
     store_bind_text(st, 11, k8s_outcome_name(outcome));
     store_bind_text(st, 12, outcome == K8S_RUNNING ? NULL : nz(reason));
-    bind_opt_int(st, 13, j->backoff_limit);
-    bind_opt_int(st, 14, j->active_deadline);
-    bind_opt_int(st, 15, j->ttl_after_finished);
+    store_bind_opt_int(st, 13, j->backoff_limit);
+    store_bind_opt_int(st, 14, j->active_deadline);
+    store_bind_opt_int(st, 15, j->ttl_after_finished);
     sqlite3_bind_int(st, 16, j->has_pod_failure_policy);
     sqlite3_bind_int(st, 17, j->pfp_ignores_disruption);
     store_bind_text(st, 18, j->spec_json);
     store_bind_time(st, 19, deletion_of(&j->meta, deleted_at));
     sqlite3_bind_int64(st, 20, seen_at);
     sqlite3_bind_int(st, 21, index >= 0);
-    bind_opt_int(st, 22, index < 0 && !j->indexed && j->completions > 1 ? j->completions : -1);
+    store_bind_opt_int(st, 22,
+                       index < 0 && !j->indexed && j->completions > 1 ? j->completions : -1);
     return store_exec_stmt(s, st);
 }
 
@@ -316,7 +316,7 @@ enum err store_k8s_put_pod(struct store *s, const struct k8s_pod *p, int64_t del
         return rc;
     store_bind_text(st, 1, task);
     store_bind_text(st, 2, p->job_uid);
-    bind_opt_int(st, 3, p->completion_index);
+    store_bind_opt_int(st, 3, p->completion_index);
     store_bind_text(st, 4, p->meta.ns);
     store_bind_text(st, 5, p->job_name[0] ? p->job_name : p->meta.name);
     sqlite3_bind_int64(st, 6, seen_at);
@@ -347,7 +347,7 @@ enum err store_k8s_put_pod(struct store *s, const struct k8s_pod *p, int64_t del
     store_bind_text(st, 1, p->meta.uid);
     store_bind_text(st, 2, task);
     store_bind_text(st, 3, p->job_uid);
-    bind_opt_int(st, 4, p->completion_index);
+    store_bind_opt_int(st, 4, p->completion_index);
     store_bind_text(st, 5, p->meta.ns);
     store_bind_text(st, 6, p->meta.name);
     store_bind_text(st, 7, nz(p->node_name));
@@ -367,9 +367,9 @@ enum err store_k8s_put_pod(struct store *s, const struct k8s_pod *p, int64_t del
     store_bind_text(st, 20, nz(p->disruption_reason));
     store_bind_text(st, 21, k8s_report_status_name(p->report_status));
     bool ok = p->report_status == K8S_REPORT_OK;
-    bind_opt_int(st, 22, ok ? p->report.work_seconds : -1);
-    bind_opt_int(st, 23, ok ? p->report.restore_seconds : -1);
-    bind_opt_int(st, 24, ok ? p->report.checkpoint_seconds : -1);
+    store_bind_opt_int(st, 22, ok ? p->report.work_seconds : -1);
+    store_bind_opt_int(st, 23, ok ? p->report.restore_seconds : -1);
+    store_bind_opt_int(st, 24, ok ? p->report.checkpoint_seconds : -1);
     sqlite3_bind_int64(st, 25, seen_at);
     bool terminal = !strcmp(p->phase, "Succeeded") || !strcmp(p->phase, "Failed");
     store_bind_time(st, 26, terminal ? (seen_at < latest ? latest : seen_at) : 0);
@@ -433,8 +433,8 @@ enum err store_k8s_put_node(struct store *s, const struct k8s_node *n, int64_t d
     sqlite3_bind_int(st, 10, n->unschedulable);
     store_bind_text(st, 11, nz(n->ready_status));
     store_bind_time(st, 12, n->ready_since);
-    bind_opt_int(st, 13, n->gpu_allocatable);
-    bind_opt_int(st, 14, n->cpu_allocatable_milli);
+    store_bind_opt_int(st, 13, n->gpu_allocatable);
+    store_bind_opt_int(st, 14, n->cpu_allocatable_milli);
     store_bind_text(st, 15, n->labels_json);
     sqlite3_bind_int64(st, 16, seen_at);
     if ((rc = store_exec_stmt(s, st)) != ERR_OK)
@@ -527,6 +527,8 @@ enum err store_k8s_put(struct store *s, const struct k8s_object *o, int64_t dele
         return store_k8s_put_node(s, &o->u.node, deleted_at, seen_at);
     case K8S_EVENT:
         return store_k8s_put_event(s, &o->u.event, seen_at);
+    case K8S_PDB:
+        return store_k8s_put_pdb(s, &o->u.pdb, deleted_at, seen_at);
     }
     return ERR_INVAL;
 }
@@ -589,6 +591,7 @@ enum err store_k8s_mark_vanished(struct store *s, enum k8s_kind kind, const char
     const char *sql = kind == K8S_JOB    ? SQL_VANISH_JOB
                       : kind == K8S_POD  ? SQL_VANISH_POD
                       : kind == K8S_NODE ? SQL_VANISH_NODE
+                      : kind == K8S_PDB  ? SQL_VANISH_PDB
                                          : NULL;
     if (!sql || at <= 0) {
         if (marked)

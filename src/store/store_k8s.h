@@ -1,5 +1,6 @@
 /* store_k8s — all SQL for Kubernetes observations: tasks (Jobs and Indexed Job
- * completion indexes), attempts (Pods), the Kubernetes columns of nodes, Ready
+ * completion indexes), attempts (Pods), PodDisruptionBudgets (store_pdb.c), the
+ * Kubernetes columns of nodes, Ready
  * transitions (node_conditions), reclaim-relevant events, and watch resume points.
  *
  * Invariants (raw observations, one writer; docs/cost-model.md "Sources and time"):
@@ -50,6 +51,10 @@ enum err store_k8s_put_node(struct store *s, const struct k8s_node *n, int64_t d
                             int64_t seen_at);
 /* Events are stored whatever their reason (filter with k8s_event_is_relevant). */
 enum err store_k8s_put_event(struct store *s, const struct k8s_event *e, int64_t seen_at);
+/* A PodDisruptionBudget (table pdbs, written by store_pdb.c): spec and status
+ * as last seen, deleted_at the earliest evidence. */
+enum err store_k8s_put_pdb(struct store *s, const struct k8s_pdb *p, int64_t deleted_at,
+                           int64_t seen_at);
 
 /* *known = a task row exists for this job uid (used with --job-selector). */
 enum err store_k8s_job_known(struct store *s, const char *job_uid, bool *known);

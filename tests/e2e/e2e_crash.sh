@@ -32,6 +32,7 @@ dir=$(mktemp -d)
 pids=
 cleanup() { for p in $pids; do kill -9 "$p" 2>/dev/null || true; done; [ -n "${CRASH_KEEP:-}" ] && echo "kept $dir" >&2 || rm -rf "$dir"; }
 trap cleanup EXIT
+. "$(dirname "$0")/stack.sh"
 fail() { echo "e2e_crash: $*" >&2; exit 1; }
 . "$(dirname "$0")/settle.sh"
 printf 'crash-do-token\n' >"$dir/do-token"
@@ -49,15 +50,7 @@ jq '.start = "2026-11-15T18:00:00Z" | .duration = "12h" | del(.reclaims)
   --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
   >"$dir/sim.out" 2>"$dir/sim.err" &
 pids="$pids $!"
-i=0
-while ! grep -q '^spotsim: http ' "$dir/sim.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "spotsim did not start: $(cat "$dir/sim.err")"
-  sleep 0.1
-done
-line=$(grep '^spotsim: http ' "$dir/sim.out")
-http=$(echo "$line" | awk '{print $3}')
-https=$(echo "$line" | awk '{print $5}')
-cluster=$(echo "$line" | awk '{print $7}')
+wait_sim "$dir/sim.out" "$dir/sim.err"
 
 lpid=
 base=

@@ -59,6 +59,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+. "$(dirname "$0")/stack.sh"
 fail() { echo "e2e_csv: FAIL: $*" >&2; exit 1; }
 . "$(dirname "$0")/settle.sh"
 note() { echo "e2e_csv: $*"; }
@@ -81,15 +82,7 @@ admin=$(cat "$dir/admin-token")
   --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
   >"$dir/sim.out" 2>"$dir/sim.err" &
 sim_pid=$!
-i=0
-while ! grep -q '^spotsim: http ' "$dir/sim.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "spotsim did not start: $(cat "$dir/sim.err")"
-  sleep 0.1
-done
-line=$(grep '^spotsim: http ' "$dir/sim.out")
-http=$(echo "$line" | awk '{print $3}')
-https=$(echo "$line" | awk '{print $5}')
-cluster=$(echo "$line" | awk '{print $7}')
+wait_sim "$dir/sim.out" "$dir/sim.err"
 mkdir -p "$dir/exports"
 "$ledger" --listen 127.0.0.1:0 --db "$dir/ledger.db" --do-api-url "http://$http" \
   --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
@@ -97,12 +90,7 @@ mkdir -p "$dir/exports"
   --billing-interval 2 --export-dir "$dir/exports" --admin-token-file "$dir/admin-token" \
   >"$dir/ledger.out" 2>"$dir/ledger.err" &
 ledger_pid=$!
-i=0
-while ! grep -q 'listening on' "$dir/ledger.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "spotledger did not start: $(cat "$dir/ledger.err")"
-  sleep 0.1
-done
-base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/ledger.out")"
+wait_ledger "$dir/ledger.out" "$dir/ledger.err"
 B="$base/api/v1"
 
 # the scenario is over when spotsim wrote its truth (bounded: 120 s), then every

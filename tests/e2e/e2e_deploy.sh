@@ -93,12 +93,12 @@ check "the DO token's scopes billing:read kubernetes:read sizes:read are named (
 check "no token file is tracked by git under deploy/" \
   sh -c 'cd "$1" && [ -z "$(git ls-files deploy/kubernetes/secrets | grep -v -e "/.gitignore$" -e "/README.md$")" ]' sh "$root"
 
-echo "== RBAC: read-only, four resources"
+echo "== RBAC: read-only, five resources"
 jq '[.[] | select(.kind == "ClusterRole")] | .[0]' "$tmp/base.json" >"$tmp/role.json"
-check "ClusterRole grants exactly get/list/watch on batch/jobs and core pods, nodes, events" \
+check "ClusterRole grants exactly get/list/watch on batch/jobs, core pods, nodes, events, policy/poddisruptionbudgets" \
   jq -e '
     [.rules[] | .apiGroups[] as $g | .resources[] as $r | .verbs[] as $v | "\($g)/\($r):\($v)"] | unique
-    == ([["batch/jobs", "/pods", "/nodes", "/events"][] as $r | ["get","list","watch"][] as $v | "\($r):\($v)"] | unique)' "$tmp/role.json"
+    == ([["batch/jobs", "/pods", "/nodes", "/events", "policy/poddisruptionbudgets"][] as $r | ["get","list","watch"][] as $v | "\($r):\($v)"] | unique)' "$tmp/role.json"
 check "ClusterRole has no wildcard, resourceNames, nonResourceURLs or aggregation" \
   jq -e '(.aggregationRule == null) and all(.rules[]; (.nonResourceURLs == null) and (.resourceNames == null) and
     ([.apiGroups[], .resources[], .verbs[]] | index("*") == null))' "$tmp/role.json"

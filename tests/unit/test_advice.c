@@ -350,6 +350,81 @@ static void test_spot_autoscale(void **state) {
     assert_null(find(run(w), "spot-autoscale:gpu-spot"));
 }
 
+/* A fixed-size Spot pool reclaimed in the window is reported after it is gone
+ * (issue 19): its settings decided how the reclaim went. */
+static void test_spot_autoscale_reclaimed(void **state) {
+    struct world *w = *state;
+    w->pools[P_SPOT].auto_scale = false;
+    w->pools[P_SPOT].node_count = 2;
+    w->pools[P_SPOT].max_nodes = -1;
+    w->pools[P_SPOT].deleted_at = T0 + 1000;
+    w->nodes[1].deleted_at = T0 + 1000;
+    /* signal 00:15:00, pool gone 00:16:40 */
+    w->reclaims[0] = (struct advice_reclaim){"p-spot", T0 + 1000, T0 + 900};
+    w->nr = 1;
+    const struct advice_finding *f = find(run(w), "spot-autoscale:gpu-spot");
+    assert_non_null(f);
+    assert_int_equal(f->severity, ADVICE_WARNING);
+    assert_string_equal(f->title,
+                        "Spot pool 'gpu-spot' had a fixed size when it was reclaimed (the pool is "
+                        "gone)");
+    assert_string_equal(f->fix, "Recreate it with auto-scale: doctl kubernetes cluster node-pool "
+                                "create my-cluster --name gpu-spot --size gpu-h100x1-80gb-spot "
+                                "--count 1 --auto-scale --min-nodes 0 --max-nodes 2 (with its "
+                                "labels and taints)");
+    json_object *ev = json_tokener_parse(f->evidence), *v;
+    assert_non_null(ev);
+    assert_true(json_object_object_get_ex(ev, "reclaims", &v));
+    assert_int_equal(json_object_get_int(v), 1);
+    assert_true(json_object_object_get_ex(ev, "last_reclaim_signal_at", &v));
+    assert_string_equal(json_object_get_string(v), "2026-03-02T00:15:00Z");
+    assert_true(json_object_object_get_ex(ev, "deleted_at", &v));
+    assert_string_equal(json_object_get_string(v), "2026-03-02T00:16:40Z");
+    json_object_put(ev);
+    /* an auto-scaled pool reclaimed: nothing to say */
+    w->pools[P_SPOT].auto_scale = true;
+    assert_null(find(run(w), "spot-autoscale:gpu-spot"));
+    w->pools[P_SPOT].auto_scale = false;
+    /* no reclaim in the window: a gone pool is not checked */
+    w->nr = 0;
+    assert_null(find(run(w), "spot-autoscale:gpu-spot"));
+    w->nr = 1;
+    /* recreated under the same name with auto-scale: the alive pool is what counts */
+    w->pools[3] = w->pools[P_SPOT];
+    w->pools[3].id = "p-spot-2";
+    w->pools[3].deleted_at = 0;
+    w->pools[3].auto_scale = true;
+    w->pools[3].max_nodes = 4;
+    w->np = 4;
+    assert_null(find(run(w), "spot-autoscale:gpu-spot"));
+    /* recreated fixed again: one finding, about the alive pool (ids stay unique) */
+    w->pools[3].auto_scale = false;
+    const struct advice_result *r = run(w);
+    f = find(r, "spot-autoscale:gpu-spot");
+    assert_non_null(f);
+    assert_string_equal(f->title, "Spot pool 'gpu-spot' has a fixed size");
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++)
+        n += strcmp(r->v[i].id, "spot-autoscale:gpu-spot") == 0;
+    assert_int_equal(n, 1);
+    /* the recreated one reclaimed too: one finding, the later pool's */
+    w->pools[3].deleted_at = T0 + 5000;
+    w->reclaims[1] = (struct advice_reclaim){"p-spot-2", T0 + 5000, 0};
+    w->nr = 2;
+    r = run(w);
+    n = 0;
+    for (size_t i = 0; i < r->n; i++)
+        n += strcmp(r->v[i].id, "spot-autoscale:gpu-spot") == 0;
+    assert_int_equal(n, 1);
+    f = find(r, "spot-autoscale:gpu-spot");
+    ev = json_tokener_parse(f->evidence);
+    assert_true(json_object_object_get_ex(ev, "deleted_at", &v));
+    assert_string_equal(json_object_get_string(v), "2026-03-02T01:23:20Z"); /* T0 + 5000 */
+    assert_true(json_object_object_get_ex(ev, "last_reclaim_signal_at", &v));
+    assert_string_equal(json_object_get_string(v), "2026-03-02T01:23:20Z"); /* detected_at */
+    json_object_put(ev);
+}
+
 /* --- rule 5 ------------------------------------------------------------------ */
 
 static void test_fallback_min_nodes(void **state) {
@@ -805,6 +880,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_fallback_pool_missing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallback_pool_smaller, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spot_autoscale, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spot_autoscale_reclaimed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallback_min_nodes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pod_failure_policy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_grouped_by_workload, setup, teardown),

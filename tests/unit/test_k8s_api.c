@@ -534,12 +534,79 @@ static void test_shared_watch_and_410(void **state) {
     }
 }
 
+/* policy/v1 PodDisruptionBudgets: intstr numbers and percentages, the selector
+ * kept only when it is matchLabels, status counts; pod template labels reach a
+ * Job's spec_json as "podLabels" without the controller's per-Job labels. */
+static void test_pdb(void **state) {
+    (void)state;
+    static const char one[] =
+        "{\"kind\":\"PodDisruptionBudget\",\"metadata\":{\"uid\":\"u1\",\"name\":\"train\","
+        "\"namespace\":\"batch\",\"creationTimestamp\":\"2026-11-08T00:00:00Z\"},"
+        "\"spec\":{\"maxUnavailable\":0,\"selector\":{\"matchLabels\":"
+        "{\"app.kubernetes.io/name\":\"train\"}}},\"status\":{\"expectedPods\":3,"
+        "\"currentHealthy\":3,\"desiredHealthy\":3,\"disruptionsAllowed\":0}}";
+    struct k8s_object o;
+    assert_int_equal(k8s_object_parse(one, strlen(one), K8S_PDB, &o), ERR_OK);
+    const struct k8s_pdb *p = &o.u.pdb;
+    assert_string_equal(p->meta.name, "train");
+    assert_int_equal(p->meta.created_at, 1794096000); /* 2026-11-08T00:00:00Z */
+    assert_int_equal(p->max_unavailable, 0);
+    assert_int_equal(p->max_unavailable_pct, -1);
+    assert_int_equal(p->min_available, -1);
+    assert_int_equal(p->min_available_pct, -1);
+    assert_string_equal(p->selector_json, "{\"app.kubernetes.io/name\":\"train\"}");
+    assert_int_equal(p->expected_pods, 3);
+    assert_int_equal(p->disruptions_allowed, 0);
+    k8s_object_release(&o);
+    static const struct {
+        const char *spec;
+        int64_t min, min_pct, max, max_pct;
+        const char *selector;
+    } cases[] = {
+        {"{\"minAvailable\":\"100%\",\"selector\":{}}", -1, 100, -1, -1, "{}"},
+        {"{\"maxUnavailable\":\"25%\",\"selector\":{\"matchLabels\":{}}}", -1, -1, -1, 25, "{}"},
+        {"{\"minAvailable\":2,\"selector\":{\"matchExpressions\":[{\"key\":\"a\","
+         "\"operator\":\"Exists\"}]}}",
+         2, -1, -1, -1, NULL},
+        {"{\"minAvailable\":\"150%\"}", -1, -1, -1, -1, NULL}, /* no selector: NULL */
+        {"{\"minAvailable\":\"x%\",\"maxUnavailable\":-1,\"selector\":{\"matchLabels\":"
+         "{\"a\":1}}}",
+         -1, -1, -1, -1, NULL}, /* malformed: absent */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[512];
+        snprintf(buf, sizeof buf, "{\"metadata\":{\"uid\":\"u%zu\"},\"spec\":%s}", i,
+                 cases[i].spec);
+        assert_int_equal(k8s_object_parse(buf, strlen(buf), K8S_PDB, &o), ERR_OK);
+        assert_int_equal(o.u.pdb.min_available, cases[i].min);
+        assert_int_equal(o.u.pdb.min_available_pct, cases[i].min_pct);
+        assert_int_equal(o.u.pdb.max_unavailable, cases[i].max);
+        assert_int_equal(o.u.pdb.max_unavailable_pct, cases[i].max_pct);
+        if (cases[i].selector)
+            assert_string_equal(o.u.pdb.selector_json, cases[i].selector);
+        else
+            assert_null(o.u.pdb.selector_json);
+        assert_int_equal(o.u.pdb.expected_pods, -1);
+        k8s_object_release(&o);
+    }
+    static const char job[] =
+        "{\"metadata\":{\"uid\":\"j\",\"name\":\"train-1\",\"namespace\":\"batch\"},"
+        "\"spec\":{\"template\":{\"metadata\":{\"labels\":{\"app.kubernetes.io/name\":\"train\","
+        "\"controller-uid\":\"j\",\"job-name\":\"train-1\","
+        "\"batch.kubernetes.io/job-name\":\"train-1\"}},\"spec\":{}}}}";
+    assert_int_equal(k8s_object_parse(job, strlen(job), K8S_JOB, &o), ERR_OK);
+    assert_string_equal(o.u.job.spec_json,
+                        "{\"podLabels\":{\"app.kubernetes.io/name\":\"train\"}}");
+    k8s_object_release(&o);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quantity),
         cmocka_unit_test(test_index_set),
         cmocka_unit_test(test_task_report),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_pdb),
         cmocka_unit_test(test_own_jobs),
         cmocka_unit_test(test_own_pods),
         cmocka_unit_test(test_own_nodes_events),

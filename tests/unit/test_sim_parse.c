@@ -555,6 +555,8 @@ static enum sim_kind sim_kind_of(enum k8s_kind k) {
         return SIM_K_NODE;
     case K8S_EVENT:
         return SIM_K_EVENT;
+    case K8S_PDB:
+        return SIM_K_PDB;
     }
     return SIM_K_COUNT;
 }
@@ -580,6 +582,15 @@ static int world_index(const struct sim_world *w, enum sim_kind kind, const char
             return i;
     }
     return -1;
+}
+
+/* As world_index for a listed object; a PDB (whose uid spotsim derives when it
+ * renders it) by its name, one per workload. */
+static int world_index_of(const struct sim_world *w, enum sim_kind kind, const struct k8s_meta *m) {
+    for (int i = 0; kind == SIM_K_PDB && i < sim_obj_count(w, kind); i++)
+        if (strcmp(sim_obj_name(w, kind, i), m->name) == 0)
+            return i;
+    return kind == SIM_K_PDB ? -1 : world_index(w, kind, m->uid);
 }
 
 /* Lists `path` (query already escaped, may be "") in pages of `limit` as spotledger's
@@ -621,7 +632,7 @@ static int list_all(struct fx *f, const char *path, const char *query, enum k8s_
         assert_string_equal(l.resource_version, rv);
         for (size_t i = 0; i < l.n; i++) {
             const struct k8s_meta *m = k8s_object_meta(&l.items[i]);
-            int idx = world_index(f->w, sk, m->uid);
+            int idx = world_index_of(f->w, sk, m);
             if (idx < 0)
                 fail_msg("%s: %s '%s' is not in the world", path, k8s_kind_name(kind), m->name);
             assert_true(sim_obj_exists(f->w, sk, idx, f->asof));
@@ -681,6 +692,8 @@ static void test_k8s_lists(void **state) {
     check_list(f, "/api/v1/pods", podq, K8S_POD, K8S_LABEL_CONTROLLER_UID, 3);
     check_list(f, "/api/v1/nodes", "", K8S_NODE, NULL, 2);
     check_list(f, "/api/v1/events", "", K8S_EVENT, NULL, 5);
+    /* the PodDisruptionBudgets the watcher lists (issue 19) */
+    check_list(f, "/apis/policy/v1/poddisruptionbudgets", "", K8S_PDB, NULL, 1);
     /* every pod of this world belongs to a Job, so the selector keeps them all */
     assert_int_equal(world_count(f, SIM_K_POD, K8S_LABEL_CONTROLLER_UID),
                      world_count(f, SIM_K_POD, NULL));
@@ -790,6 +803,8 @@ static int64_t world_deletion_at(const struct fx *f, enum k8s_kind kind, const c
         return f->w->nodes[i].deleted_t;
     case K8S_EVENT:
         return f->w->events[i].deleted_t;
+    case K8S_PDB: /* static in spotsim: never deleted */
+        break;
     }
     return -1;
 }

@@ -291,6 +291,113 @@ static const char *sev(json_object *f) {
     return json_object_object_get_ex(f, "severity", &v) ? json_object_get_string(v) : "";
 }
 
+/* PodDisruptionBudgets through the real parser and store_k8s, then the loader:
+ * which PDBs it keeps and the Spot pods each selects in the window. */
+static void put_pdb(struct store *db, const char *json, int64_t deleted_at) {
+    struct k8s_object o;
+    assert_int_equal(k8s_object_parse(json, strlen(json), K8S_PDB, &o), ERR_OK);
+    assert_int_equal(store_begin(db), ERR_OK);
+    assert_int_equal(store_k8s_put(db, &o, deleted_at, T0 + 50), ERR_OK);
+    assert_int_equal(store_commit(db), ERR_OK);
+    k8s_object_release(&o);
+}
+
+#define PDB(uid, ns, name, spec)                                                                   \
+    "{\"metadata\":{\"uid\":\"" uid "\",\"namespace\":\"" ns "\",\"name\":\"" name "\","           \
+    "\"creationTimestamp\":\"2026-03-01T00:00:00Z\"},\"spec\":" spec ","                           \
+    "\"status\":{\"expectedPods\":2,\"currentHealthy\":2,\"desiredHealthy\":2,"                    \
+    "\"disruptionsAllowed\":0}}"
+
+static const struct advice_pdb *pdb(const struct store_advice_data *d, const char *name) {
+    for (size_t i = 0; i < d->in.n_pdbs; i++)
+        if (strcmp(d->in.pdbs[i].name, name) == 0)
+            return &d->in.pdbs[i];
+    return NULL;
+}
+
+static void test_load_pdbs(void **state) {
+    struct fx *f = *state;
+    /* sweep's pod template labels, as k8s_api keeps them in spec_json */
+    assert_int_equal(sqlite3_exec(store_db(f->db),
+                                  "UPDATE tasks SET spec_json = '{\"podLabels\":{\"app\":\"sweep\","
+                                  "\"team\":\"ml\"}}' WHERE job_uid = 'j2'",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    put_pdb(f->db,
+            PDB("u1", "batch", "sweep-pdb",
+                "{\"maxUnavailable\":0,\"selector\":{\"matchLabels\":{\"app\":\"sweep\"}}}"),
+            0);
+    put_pdb(f->db,
+            PDB("u2", "batch", "sweep-team",
+                "{\"minAvailable\":\"100%\",\"selector\":"
+                "{\"matchLabels\":{\"app\":\"sweep\","
+                "\"team\":\"other\"}}}"),
+            0);
+    put_pdb(f->db,
+            PDB("u3", "batch", "expr",
+                "{\"maxUnavailable\":0,\"selector\":{"
+                "\"matchExpressions\":[{\"key\":\"app\","
+                "\"operator\":\"Exists\"}]}}"),
+            0);
+    put_pdb(f->db, PDB("u4", "other", "all", "{\"minAvailable\":2,\"selector\":{}}"), 0);
+    put_pdb(f->db, PDB("u5", "batch", "gone", "{\"maxUnavailable\":0,\"selector\":{}}"), T0 - 10);
+    /* a second sighting moves nothing but last_seen and the status */
+    put_pdb(f->db,
+            PDB("u1", "batch", "sweep-pdb",
+                "{\"maxUnavailable\":0,\"selector\":{\"matchLabels\":{\"app\":\"sweep\"}}}"),
+            0);
+    struct store_advice_data *d = NULL;
+    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, &d), ERR_OK);
+    /* kept: sweep-pdb, sweep-team, all; left out: expr (matchExpressions not
+     * evaluated), gone (deleted before the window) */
+    assert_int_equal(d->in.n_pdbs, 3);
+    assert_null(pdb(d, "expr"));
+    assert_null(pdb(d, "gone"));
+    /* sweep-pdb selects app=sweep in batch: j2's attempts a3, a4 (spot-new-1, pool
+     * p-spot) and a5 (spot-old-1, pool p-old), all Spot and in the window: 3; the
+     * pool reported is the first by id, p-old */
+    const struct advice_pdb *b = pdb(d, "sweep-pdb");
+    assert_non_null(b);
+    assert_string_equal(b->ns, "batch");
+    assert_int_equal(b->max_unavailable, 0);
+    assert_int_equal(b->max_unavailable_pct, -1);
+    assert_int_equal(b->min_available, -1);
+    assert_int_equal(b->expected_pods, 2);
+    assert_int_equal(b->pods_on_spot, 3);
+    assert_string_equal(b->spot_pool_id, "p-old");
+    /* team=other is not in sweep's labels: 0 pods */
+    b = pdb(d, "sweep-team");
+    assert_non_null(b);
+    assert_int_equal(b->min_available_pct, 100);
+    assert_int_equal(b->pods_on_spot, 0);
+    assert_null(b->spot_pool_id);
+    /* {} selects the whole namespace 'other': j3 there has no attempt */
+    b = pdb(d, "all");
+    assert_non_null(b);
+    assert_int_equal(b->min_available, 2);
+    assert_int_equal(b->pods_on_spot, 0);
+    store_advice_free(d);
+
+    /* the advisor through its handler: only sweep-pdb blocks a Spot drain */
+    struct store *rd = NULL;
+    assert_int_equal(store_open(f->path, STORE_READER, &rd, NULL), ERR_OK);
+    struct response resp;
+    get(rd, "/api/v1/advice", WINDOW, &resp);
+    assert_int_equal(resp.status, 200);
+    json_object *doc = json_tokener_parse(buf_str(&resp.body));
+    assert_non_null(doc);
+    json_object *fp = finding(doc, "pdb-blocks-drain:batch/sweep-pdb"), *ev, *v;
+    assert_string_equal(sev(fp), "warning");
+    assert_true(json_object_object_get_ex(fp, "evidence", &ev));
+    assert_true(json_object_object_get_ex(ev, "pods_on_spot", &v));
+    assert_int_equal(json_object_get_int(v), 3);
+    assert_null(finding(doc, "pdb-blocks-drain:batch/sweep-team"));
+    assert_null(finding(doc, "pdb-blocks-drain:other/all"));
+    json_object_put(doc);
+    response_release(&resp);
+    store_free(rd);
+}
+
 static void test_handler(void **state) {
     struct fx *f = *state;
     struct store *rd = NULL;
@@ -402,6 +509,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_load, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_example_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handler, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load_pdbs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
     };
     return cmocka_run_group_tests_name("store_advice", tests, NULL, NULL);

@@ -470,6 +470,8 @@ static const struct fault_case CASES[] = {
     {OP_ADVICE, "nodes", MISSING, ERR_DB},
     {OP_ADVICE, "node_pools", MISSING, ERR_DB},
     {OP_ADVICE, "reclaims", MISSING, ERR_DB},
+    {OP_ADVICE, "pdbs", MISSING, ERR_DB},
+    {OP_ADVICE, "pdbs", UNREADABLE, ERR_DB},
     {OP_ADVICE, "exports", MISSING, ERR_OK},
     /* Kubernetes bookkeeping */
     {OP_JOB_KNOWN, "tasks", MISSING, ERR_DB},

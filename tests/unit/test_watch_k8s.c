@@ -27,7 +27,7 @@
 #include "store/store.h"
 #include "ingest/watch_k8s.h"
 
-enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_N };
+enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_PDBS, R_N };
 
 #define FK_MAX_LISTS 4
 #define FK_MAX_PAGES 3
@@ -72,7 +72,7 @@ struct fk {
 
 static int res_of(const char *url) {
     size_t n = strlen(url);
-    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events"};
+    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events", "/poddisruptionbudgets"};
     for (int i = 0; i < R_N; i++) {
         size_t k = strlen(ends[i]);
         if (n >= k && strcmp(url + n - k, ends[i]) == 0)
@@ -373,10 +373,16 @@ static const char NODE_N1[] =
     "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":"
     "\"2026-03-02T09:01:00Z\"}]}}";
 
+static const char PDB_TRAIN[] =
+    "{\"metadata\":{\"name\":\"train\",\"namespace\":\"batch\",\"uid\":\"pdb-1\","
+    "\"resourceVersion\":\"5\"},\"spec\":{\"maxUnavailable\":0,\"selector\":{"
+    "\"matchLabels\":{\"app\":\"train\"}}},\"status\":{\"expectedPods\":1}}";
+
 static void base_lists(struct fk *f) {
     fk_list(f, R_JOBS, "6", JOB_RUNNING, NULL);
     fk_list(f, R_NODES, "4", NODE_N1, NULL);
     fk_list(f, R_EVENTS, "7", "", NULL);
+    fk_list(f, R_PDBS, "8", PDB_TRAIN, NULL);
 }
 
 /* --- fixture ------------------------------------------------------------------------ */
@@ -514,18 +520,25 @@ static void test_sync_once(void **state) {
     struct watch_k8s_stats st;
     watch_k8s_stats(w, &st);
     watch_k8s_free(w);
-    assert_int_equal(st.lists, 4);
+    assert_int_equal(st.lists, 5); /* jobs, pods (twice: the 410), nodes, events, pdbs */
     assert_int_equal(st.gone, 1);
+    /* the PodDisruptionBudget list is stored (issue 19) */
+    assert_int_equal(q_int(t->db, "SELECT count(*) FROM pdbs WHERE name = 'train' AND "
+                                  "max_unavailable = 0 AND expected_pods = 1 AND "
+                                  "selector_json = '{\"app\":\"train\"}'"),
+                     1);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts"), 3);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM tasks"), 1);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM nodes WHERE pool_id = 'pool-1'"), 1);
     assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE pool_id = 'pool-1'"), 3);
     assert_int_equal(
-        q_int(t->db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND status = 'ok'"), 4);
+        q_int(t->db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND status = 'ok'"),
+        5); /* one complete list per resource */
     /* the pods list restarted without continue after the 410, and used the selector */
     assert_int_equal(logged(t->f, R_PODS, false, "cont= "), 2);
     assert_int_equal(logged(t->f, R_PODS, false, "sel=batch.kubernetes.io/controller-uid"), 4);
-    assert_int_equal(logged_auth(t->f, "Bearer tok-A", 200), 6);
+    /* 7 answered requests: jobs, nodes, events, pdbs, and pods' 3 pages (the 410 is not a 200) */
+    assert_int_equal(logged_auth(t->f, "Bearer tok-A", 200), 7);
 }
 
 static void test_watch_stream_edges(void **state) {

@@ -33,7 +33,7 @@
 #include "ingest/watch_k8s.h"
 #include "store/store.h"
 
-enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_N };
+enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_PDBS, R_N };
 enum mode { M_CLOSE, M_GONE, M_DEAD, M_FROZEN };
 
 /* The documented budget with the default options (watch_k8s.h, README "Limits"):
@@ -59,7 +59,7 @@ struct fk {
 
 static int res_of(const char *url) {
     size_t n = strlen(url);
-    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events"};
+    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events", "/poddisruptionbudgets"};
     for (int i = 0; i < R_N; i++) {
         size_t k = strlen(ends[i]);
         if (n >= k && strcmp(url + n - k, ends[i]) == 0)
@@ -269,7 +269,7 @@ static void test_storms_stay_in_budget(void **state) {
     close(lfd);
     log_set_level(LOG_OFF);
 
-    const char *names[R_N] = {"jobs", "pods", "nodes", "events"};
+    const char *names[R_N] = {"jobs", "pods", "nodes", "events", "pdbs"};
     struct rig *rigs[3] = {&closing, &gone, &dead};
     const char *what[3] = {"closed at once", "410 Gone", "dead (500)"};
     for (int k = 0; k < 3; k++) {
@@ -287,11 +287,11 @@ static void test_storms_stay_in_budget(void **state) {
     }
     /* at most one storm line per resource per minute (+ "watching N resource(s)") */
     int lines = count_lines(logpath, "watch_k8s:");
-    printf("watch_storm: %d watch_k8s log line(s) in 10 s over 12 informers\n", lines);
+    printf("watch_storm: %d watch_k8s log line(s) in 10 s over 15 informers\n", lines);
     assert_true(lines <= 3 * (1 + R_N));
     /* the HTTP client's failure and retry lines: at most 2 a minute per client */
     lines = count_lines(logpath, "http: GET");
-    printf("watch_storm: %d http failure/retry line(s) in 10 s over 12 clients\n", lines);
+    printf("watch_storm: %d http failure/retry line(s) in 10 s over 15 clients\n", lines);
     assert_true(lines <= 2 * 3 * R_N);
     unlink(logpath);
     rig_stop(&closing);

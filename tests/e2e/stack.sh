@@ -1,0 +1,28 @@
+# stack.sh — sourced by the e2e scripts that start spotsim and spotledger
+# themselves (not a test itself). The caller defines fail().
+#
+# wait_sim OUT ERR: waits (10 s) for spotsim's start line in OUT
+#   ("spotsim: http HOST:PORT https HOST:PORT cluster ID") and sets http, https
+#   and cluster from it; fails with ERR's content when it does not come.
+# wait_ledger OUT ERR: waits (10 s) for spotledger's "listening on
+#   127.0.0.1:PORT" in OUT and sets base (http://127.0.0.1:PORT).
+wait_sim() {
+  _wi=0
+  while ! grep -q '^spotsim: http ' "$1" 2>/dev/null; do
+    _wi=$((_wi + 1)); [ $_wi -le 100 ] || fail "spotsim did not start: $(cat "$2")"
+    sleep 0.1
+  done
+  _wl=$(grep '^spotsim: http ' "$1")
+  http=$(echo "$_wl" | awk '{print $3}')
+  https=$(echo "$_wl" | awk '{print $5}')
+  cluster=$(echo "$_wl" | awk '{print $7}')
+}
+
+wait_ledger() {
+  _wi=0
+  while ! grep -q 'listening on' "$1" 2>/dev/null; do
+    _wi=$((_wi + 1)); [ $_wi -le 100 ] || fail "spotledger did not start: $(tail -5 "$2")"
+    sleep 0.1
+  done
+  base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$1")"
+}
