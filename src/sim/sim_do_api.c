@@ -1,6 +1,9 @@
-/* sim_do_api — see sim_do_api.h. Everything is rendered at simulated time
+/* sim_do_api — see sim_do_api.h: errors, pagination, sizes, pools and clusters,
+ * and the routing; droplets and billing are in their own files (sim_do_serve.h).
+ * Everything is rendered at simulated time
  * `now`: pools and nodes that exist then, invoices up to then. */
 #include "sim/sim_do_api.h"
+#include "sim/sim_do_serve.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -9,12 +12,7 @@
 #include <string.h>
 
 #include "base/jsonw.h"
-#include "base/money.h"
-#include "sim/sim_billing.h"
 #include "sim/sim_rng.h"
-#include "base/timeutil.h"
-#include "base/xalloc.h"
-#include "model/billing.h"
 
 #define DO_DEFAULT_PER_PAGE 20
 #define DO_MAX_PER_PAGE 200
@@ -37,7 +35,7 @@ void sim_do_error(struct response *resp, int status, const char *id, const char 
     resp->content_type = "application/json; charset=utf-8";
 }
 
-static void not_found(struct response *resp) {
+void sim_do_not_found(struct response *resp) {
     sim_do_error(resp, 404, "not_found", "The resource you were accessing could not be found.");
 }
 
@@ -49,12 +47,7 @@ void sim_do_invoice_uuid(const struct sim_world *w, int64_t month, char out[37])
 
 /* --- pagination --- */
 
-struct page {
-    int64_t page, per_page, first, last; /* items [first, last) */
-    int64_t total;
-};
-
-static bool paginate(const struct request *req, int64_t total, struct page *pg,
+bool sim_do_paginate(const struct request *req, int64_t total, struct page *pg,
                      struct response *resp) {
     pg->page = 1;
     pg->per_page = DO_DEFAULT_PER_PAGE;
@@ -91,7 +84,7 @@ static void page_link(struct jsonw *j, const char *key, const char *base, const 
     jsonw_kstr(j, key, url);
 }
 
-static void links_meta(struct jsonw *j, const struct page *pg, const char *base, const char *path) {
+void sim_do_links_meta(struct jsonw *j, const struct page *pg, const char *base, const char *path) {
     int64_t pages = pg->total == 0 ? 1 : (pg->total + pg->per_page - 1) / pg->per_page;
     jsonw_key(j, "links");
     jsonw_obj(j);
@@ -117,7 +110,7 @@ static void links_meta(struct jsonw *j, const struct page *pg, const char *base,
 
 /* --- sizes --- */
 
-static void size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s) {
+void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s) {
     jsonw_obj(j);
     jsonw_kstr(j, "slug", s->slug);
     jsonw_kint(j, "memory", s->memory_mb);
@@ -166,7 +159,7 @@ static bool pool_visible(const struct sim_pool *p, int64_t now) {
     return p->created_t <= now && p->gone_t > now;
 }
 
-static bool node_visible(const struct sim_node *n, int64_t now) {
+bool sim_do_node_visible(const struct sim_node *n, int64_t now) {
     return n->created_t <= now && n->deleted_t > now;
 }
 
@@ -197,7 +190,7 @@ static void node_json(struct jsonw *j, const struct sim_node *n, int64_t now) {
 }
 
 /* "tags": the tags DOKS puts on worker pools and their droplets. */
-static void worker_tags(struct jsonw *j, const struct sim_world *w) {
+void sim_do_worker_tags(struct jsonw *j, const struct sim_world *w) {
     jsonw_key(j, "tags");
     jsonw_arr(j);
     char tag[64];
@@ -213,14 +206,14 @@ static void pool_json(struct jsonw *j, const struct sim_world *w, int pool, int6
     const struct sim_pool_spec *ps = &w->sc->pools[p->spec];
     int count = 0;
     for (int i = 0; i < w->nnodes; i++)
-        if (w->nodes[i].pool == pool && node_visible(&w->nodes[i], now))
+        if (w->nodes[i].pool == pool && sim_do_node_visible(&w->nodes[i], now))
             count++;
     jsonw_obj(j);
     jsonw_kstr(j, "id", p->id);
     jsonw_kstr(j, "name", p->name);
     jsonw_kstr(j, "size", ps->size);
     jsonw_kint(j, "count", count);
-    worker_tags(j, w);
+    sim_do_worker_tags(j, w);
     jsonw_key(j, "labels");
     if (ps->nlabels == 0) {
         jsonw_null(j);
@@ -246,7 +239,7 @@ static void pool_json(struct jsonw *j, const struct sim_world *w, int pool, int6
     jsonw_key(j, "nodes");
     jsonw_arr(j);
     for (int i = 0; i < w->nnodes; i++)
-        if (w->nodes[i].pool == pool && node_visible(&w->nodes[i], now))
+        if (w->nodes[i].pool == pool && sim_do_node_visible(&w->nodes[i], now))
             node_json(j, &w->nodes[i], now);
     jsonw_arr_end(j);
     jsonw_obj_end(j);
@@ -298,569 +291,6 @@ static void cluster_json(struct jsonw *j, const struct sim_world *w, int64_t now
     jsonw_obj_end(j);
 }
 
-/* --- droplets (the cluster's nodes as DigitalOcean lists them) --- */
-
-static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, int64_t now) {
-    const struct sim_node *n = &w->nodes[node];
-    const struct sim_pool *p = &w->pools[n->pool];
-    const struct sim_size *sz = &w->sc->sizes[w->sc->pools[p->spec].size_idx];
-    jsonw_obj(j);
-    jsonw_key(j, "id");
-    jsonw_raw(j, n->droplet_id);
-    jsonw_kstr(j, "name", n->name);
-    jsonw_kint(j, "memory", sz->memory_mb);
-    jsonw_kint(j, "vcpus", sz->vcpus);
-    jsonw_kint(j, "disk", sz->disk_gb);
-    jsonw_kbool(j, "locked", false);
-    jsonw_kstr(j, "status", n->ready_t <= now ? "active" : "new");
-    jsonw_ktime(j, "created_at", n->created_t);
-    jsonw_key(j, "features");
-    jsonw_arr(j);
-    jsonw_str(j, "private_networking");
-    jsonw_arr_end(j);
-    jsonw_key(j, "backup_ids");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
-    jsonw_key(j, "next_backup_window");
-    jsonw_null(j);
-    jsonw_key(j, "snapshot_ids");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
-    jsonw_key(j, "image");
-    jsonw_obj(j);
-    jsonw_kint(j, "id", 160000000);
-    jsonw_kstr(j, "name", "DOKS worker");
-    jsonw_kstr(j, "distribution", "Debian");
-    jsonw_kbool(j, "public", false);
-    jsonw_kstr(j, "type", "base");
-    jsonw_kstr(j, "status", "available");
-    jsonw_obj_end(j);
-    jsonw_key(j, "volume_ids");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
-    jsonw_key(j, "size");
-    size_json(j, w, sz);
-    jsonw_kstr(j, "size_slug", sz->slug);
-    jsonw_key(j, "networks");
-    jsonw_obj(j);
-    jsonw_key(j, "v4");
-    jsonw_arr(j);
-    char ip[32];
-    snprintf(ip, sizeof ip, "10.116.%d.%d", (node / 250) % 250, node % 250 + 2);
-    jsonw_obj(j);
-    jsonw_kstr(j, "ip_address", ip);
-    jsonw_kstr(j, "netmask", "255.255.0.0");
-    jsonw_kstr(j, "gateway", "10.116.0.1");
-    jsonw_kstr(j, "type", "private");
-    jsonw_obj_end(j);
-    jsonw_arr_end(j);
-    jsonw_key(j, "v6");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
-    jsonw_obj_end(j);
-    jsonw_key(j, "region");
-    jsonw_obj(j);
-    jsonw_kstr(j, "name", w->sc->region);
-    jsonw_kstr(j, "slug", w->sc->region);
-    jsonw_key(j, "features");
-    jsonw_arr(j);
-    jsonw_str(j, "private_networking");
-    jsonw_arr_end(j);
-    jsonw_kbool(j, "available", true);
-    jsonw_key(j, "sizes");
-    jsonw_arr(j);
-    for (int i = 0; i < w->sc->nsizes; i++)
-        jsonw_str(j, w->sc->sizes[i].slug);
-    jsonw_arr_end(j);
-    jsonw_obj_end(j);
-    worker_tags(j, w);
-    jsonw_kstr(j, "vpc_uuid", "c33931f2-a26a-4e61-b85c-4e95a2ec431b");
-    jsonw_obj_end(j);
-}
-
-/* GET /v2/droplets[?type=gpus|droplets][&tag_name=T]: the nodes that exist now. */
-static void droplets(const struct sim_world *w, const struct request *req, int64_t now,
-                     const char *base, struct response *resp) {
-    const char *type = request_param(req, "type");
-    const char *tag = request_param(req, "tag_name");
-    if (type && strcmp(type, "gpus") && strcmp(type, "droplets")) {
-        sim_do_error(resp, 400, "bad_request", "type must be 'droplets' or 'gpus'");
-        return;
-    }
-    char ctag[64];
-    snprintf(ctag, sizeof ctag, "k8s:%s", w->cluster_id);
-    bool tag_ok =
-        !tag || strcmp(tag, "k8s") == 0 || strcmp(tag, ctag) == 0 || strcmp(tag, "k8s:worker") == 0;
-    int *sel = xmalloc(sizeof *sel * (size_t)(w->nnodes ? w->nnodes : 1));
-    int n = 0;
-    for (int i = 0; i < w->nnodes && tag_ok; i++) {
-        const struct sim_node *nd = &w->nodes[i];
-        if (!node_visible(nd, now))
-            continue;
-        bool gpu = w->sc->sizes[w->sc->pools[w->pools[nd->pool].spec].size_idx].gpus > 0;
-        /* DigitalOcean lists GPU droplets only with type=gpus */
-        if (gpu != (type && strcmp(type, "gpus") == 0))
-            continue;
-        sel[n++] = i;
-    }
-    struct page pg;
-    if (!paginate(req, n, &pg, resp)) {
-        free(sel);
-        return;
-    }
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "droplets");
-    jsonw_arr(&j);
-    for (int64_t i = pg.first; i < pg.last; i++)
-        droplet_json(&j, w, sel[i], now);
-    jsonw_arr_end(&j);
-    links_meta(&j, &pg, base, "/v2/droplets");
-    jsonw_obj_end(&j);
-    free(sel);
-}
-
-static bool droplet_one(const struct sim_world *w, const char *id, int64_t now,
-                        struct response *resp) {
-    for (int i = 0; i < w->nnodes; i++) {
-        if (!node_visible(&w->nodes[i], now) || strcmp(w->nodes[i].droplet_id, id))
-            continue;
-        struct jsonw j;
-        jsonw_init(&j, &resp->body);
-        jsonw_obj(&j);
-        jsonw_key(&j, "droplet");
-        droplet_json(&j, w, i, now);
-        jsonw_obj_end(&j);
-        return true;
-    }
-    return false;
-}
-
-/* GET /v2/kubernetes/options: the region, the version and the sizes of the scenario. */
-static void k8s_options(const struct sim_world *w, struct response *resp) {
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "options");
-    jsonw_obj(&j);
-    jsonw_key(&j, "regions");
-    jsonw_arr(&j);
-    jsonw_obj(&j);
-    jsonw_kstr(&j, "name", w->sc->region);
-    jsonw_kstr(&j, "slug", w->sc->region);
-    jsonw_obj_end(&j);
-    jsonw_arr_end(&j);
-    jsonw_key(&j, "versions");
-    jsonw_arr(&j);
-    jsonw_obj(&j);
-    jsonw_kstr(&j, "slug", w->sc->k8s_version);
-    char kv[32];
-    snprintf(kv, sizeof kv, "%.*s", (int)strcspn(w->sc->k8s_version, "-"), w->sc->k8s_version);
-    jsonw_kstr(&j, "kubernetes_version", kv);
-    jsonw_key(&j, "supported_features");
-    jsonw_arr(&j);
-    jsonw_str(&j, "cluster-autoscaler");
-    jsonw_str(&j, "docr-integration");
-    jsonw_arr_end(&j);
-    jsonw_obj_end(&j);
-    jsonw_arr_end(&j);
-    jsonw_key(&j, "sizes");
-    jsonw_arr(&j);
-    for (int i = 0; i < w->sc->nsizes; i++) {
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "name", w->sc->sizes[i].description);
-        jsonw_kstr(&j, "slug", w->sc->sizes[i].slug);
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    jsonw_obj_end(&j);
-    jsonw_obj_end(&j);
-}
-
-/* --- billing --- */
-
-#define MAX_MONTHS 24
-
-/* Months (starts) with any billed item up to now, ascending; returns the count. */
-static int billed_months(const struct sim_world *w, int64_t now, int64_t *months) {
-    int n = 0;
-    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++) {
-            bool seen = false;
-            for (int m = 0; m < n; m++)
-                if (months[m] == items[q].month)
-                    seen = true;
-            if (!seen && n < MAX_MONTHS)
-                months[n++] = items[q].month;
-        }
-    }
-    for (int a = 1; a < n; a++)
-        for (int b = a; b > 0 && months[b - 1] > months[b]; b--) {
-            int64_t t = months[b];
-            months[b] = months[b - 1];
-            months[b - 1] = t;
-        }
-    return n;
-}
-
-static int64_t month_total(const struct sim_world *w, int64_t month, int64_t now) {
-    int64_t sum = 0;
-    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++)
-            if (items[q].month == month)
-                sum += sim_billing_cents(items[q].amount);
-    }
-    return sum;
-}
-
-/* Dollars with two decimals, as DigitalOcean writes every billing amount ("12.34");
- * callers pass whole cents (sim_billing_cents). */
-static void money_str(struct jsonw *j, const char *key, int64_t micro) {
-    char tmp[MONEY_FMT_MAX];
-    money_format_fixed(micro, tmp);
-    size_t len = strlen(tmp);
-    if (len > 4)
-        tmp[len - 4] = '\0'; /* "12.340000" -> "12.34" */
-    jsonw_kstr(j, key, tmp);
-}
-
-static void period(int64_t month, char out[16]) {
-    int64_t y;
-    int m, d;
-    timeutil_civil_from_days(month / 86400, &y, &m, &d);
-    snprintf(out, 16, "%04lld-%02d", (long long)y, m);
-}
-
-static void invoice_summary(struct jsonw *j, const struct sim_world *w, int64_t month, int64_t now,
-                            bool preview) {
-    char uuid[37], per[16], id[24];
-    sim_do_invoice_uuid(w, month, uuid);
-    period(month, per);
-    snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
-    jsonw_obj(j);
-    jsonw_kstr(j, "invoice_uuid", uuid);
-    jsonw_kstr(j, "invoice_id", id);
-    money_str(j, "amount", month_total(w, month, now));
-    jsonw_kstr(j, "invoice_period", per);
-    if (preview)
-        jsonw_ktime(j, "updated_at", now);
-    jsonw_obj_end(j);
-}
-
-/* Closed invoices: billed months that ended by now, newest first (as DO lists them). */
-static int closed_months(const struct sim_world *w, int64_t now, int64_t *out) {
-    int64_t months[MAX_MONTHS];
-    int n = billed_months(w, now, months), k = 0;
-    for (int i = n - 1; i >= 0; i--)
-        if (timeutil_next_month_start(months[i]) <= now)
-            out[k++] = months[i];
-    return k;
-}
-
-static void invoices(const struct sim_world *w, const struct request *req, int64_t now,
-                     const char *base, struct response *resp) {
-    int64_t months[MAX_MONTHS];
-    int n = closed_months(w, now, months);
-    struct page pg;
-    if (!paginate(req, n, &pg, resp))
-        return;
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "invoices");
-    jsonw_arr(&j);
-    for (int64_t i = pg.first; i < pg.last; i++)
-        invoice_summary(&j, w, months[i], now, false);
-    jsonw_arr_end(&j);
-    jsonw_key(&j, "invoice_preview");
-    invoice_summary(&j, w, timeutil_month_start(now), now, true);
-    links_meta(&j, &pg, base, "/v2/customers/my/invoices");
-    jsonw_obj_end(&j);
-}
-
-/* The month of invoice `uuid` (the preview's or a billed month's), -1 if none. */
-static int64_t invoice_month(const struct sim_world *w, int64_t now, const char *uuid) {
-    int64_t months[MAX_MONTHS];
-    int n = billed_months(w, now, months);
-    char cand[37];
-    int64_t cur = timeutil_month_start(now);
-    sim_do_invoice_uuid(w, cur, cand);
-    if (strcmp(cand, uuid) == 0)
-        return cur;
-    for (int i = 0; i < n; i++) {
-        sim_do_invoice_uuid(w, months[i], cand);
-        if (strcmp(cand, uuid) == 0)
-            return months[i];
-    }
-    return -1;
-}
-
-/* GET /v2/customers/my/invoices/{uuid}/summary: the month's product charges
- * (Droplets, the only product spotsim bills), no overages, taxes or credits. */
-static bool invoice_summary_doc(const struct sim_world *w, int64_t now, const char *uuid,
-                                struct response *resp) {
-    int64_t month = invoice_month(w, now, uuid);
-    if (month < 0)
-        return false;
-    char per[16], id[24];
-    period(month, per);
-    snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
-    int64_t total = month_total(w, month, now);
-    int items = 0;
-    struct sim_bill_item it[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, it, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++)
-            items += it[q].month == month;
-    }
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_kstr(&j, "invoice_uuid", uuid);
-    jsonw_kstr(&j, "invoice_id", id);
-    jsonw_kstr(&j, "billing_period", per);
-    money_str(&j, "amount", total);
-    jsonw_kstr(&j, "user_name", "spotsim");
-    jsonw_kstr(&j, "user_company", "spotsim");
-    jsonw_kstr(&j, "user_email", "spotsim@example.com");
-    jsonw_key(&j, "product_charges");
-    jsonw_obj(&j);
-    jsonw_kstr(&j, "name", "Product usage charges");
-    money_str(&j, "amount", total);
-    jsonw_key(&j, "items");
-    jsonw_arr(&j);
-    jsonw_obj(&j);
-    money_str(&j, "amount", total);
-    jsonw_kstr(&j, "name", "Droplets");
-    char cnt[16];
-    snprintf(cnt, sizeof cnt, "%d", items);
-    jsonw_kstr(&j, "count", cnt);
-    jsonw_obj_end(&j);
-    jsonw_arr_end(&j);
-    jsonw_obj_end(&j);
-    static const char *const zero[][2] = {{"overages", "Overages"},
-                                          {"taxes", "Taxes"},
-                                          {"credits_and_adjustments", "Credits & adjustments"}};
-    for (int k = 0; k < 3; k++) {
-        jsonw_key(&j, zero[k][0]);
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "name", zero[k][1]);
-        jsonw_kstr(&j, "amount", "0.00");
-        jsonw_obj_end(&j);
-    }
-    jsonw_obj_end(&j);
-    return true;
-}
-
-static bool parse_day(const char *s, int64_t *out) {
-    char tmp[32];
-    if (strlen(s) != 10)
-        return false;
-    snprintf(tmp, sizeof tmp, "%sT00:00:00Z", s);
-    return timeutil_parse_rfc3339(tmp, strlen(tmp), out) == ERR_OK;
-}
-
-/* GET /v2/billing/{account_urn}/insights/{start_date}/{end_date}: per day and node
- * pool, the Droplet usage billed that day (in cents), days up to now. */
-static void insights(const struct sim_world *w, const struct request *req, int64_t now,
-                     const char *rest, struct response *resp) {
-    char urn[80], from_s[16], to_s[16];
-    if (sscanf(rest, "%79[^/]/insights/%15[^/]/%15s", urn, from_s, to_s) != 3) {
-        not_found(resp);
-        return;
-    }
-    int64_t from, to;
-    if (!parse_day(from_s, &from) || !parse_day(to_s, &to) || to < from ||
-        to - from > 400LL * 86400) {
-        sim_do_error(resp, 400, "bad_request",
-                     "start_date and end_date: YYYY-MM-DD, start <= end, at most 400 days");
-        return;
-    }
-    /* the points (day x pool with a non-zero amount), then one page of them */
-    struct point {
-        int64_t day, amount;
-        int pool;
-    } *pts = NULL;
-    size_t npts = 0, cap = 0;
-    for (int64_t d = from; d <= to && d <= now; d += 86400) {
-        for (int p = 0; p < w->npools; p++) {
-            int64_t amount = 0;
-            for (int i = 0; i < w->nnodes; i++) {
-                const struct sim_node *n = &w->nodes[i];
-                if (n->pool != p || n->ready_t == SIM_NEVER || n->ready_t > now)
-                    continue;
-                int64_t a = 0;
-                if (billing_node_amount(sim_billing_rate(w, i), n->ready_t,
-                                        n->deleted_t <= now ? n->deleted_t : 0, now, d, d + 86400,
-                                        &a) == ERR_OK)
-                    amount += a;
-            }
-            amount = sim_billing_cents(amount);
-            if (amount == 0)
-                continue;
-            if (npts == cap) {
-                cap = cap ? cap * 2 : 64;
-                pts = xrealloc(pts, cap * sizeof *pts);
-            }
-            pts[npts++] = (struct point){d, amount, p};
-        }
-    }
-    struct page pg;
-    if (!paginate(req, (int64_t)npts, &pg, resp)) {
-        free(pts);
-        return;
-    }
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "data_points");
-    jsonw_arr(&j);
-    for (int64_t k = pg.first; k < pg.last; k++) {
-        const struct point *pt = &pts[k];
-        const struct sim_pool_spec *ps = &w->sc->pools[w->pools[pt->pool].spec];
-        char day[16], team[96], desc[160];
-        int64_t y;
-        int mo, dd;
-        timeutil_civil_from_days(pt->day / 86400, &y, &mo, &dd);
-        snprintf(day, sizeof day, "%04d-%02d-%02d", (int)y, mo, dd);
-        snprintf(team, sizeof team, "do:team:%s", w->cluster_id);
-        snprintf(desc, sizeof desc, "%s nodes (%s)", w->pools[pt->pool].name, ps->size);
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "usage_team_urn", team);
-        jsonw_kstr(&j, "start_date", day);
-        money_str(&j, "total_amount", pt->amount);
-        jsonw_kstr(&j, "region", w->sc->region);
-        jsonw_kstr(&j, "sku", "1-KS-K8SWN-00109");
-        jsonw_kstr(&j, "description", desc);
-        jsonw_kstr(&j, "group_description", w->sc->cluster_name);
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    jsonw_kint(&j, "total_items", (int64_t)npts);
-    jsonw_kint(&j, "total_pages", npts == 0 ? 1 : ((int64_t)npts + pg.per_page - 1) / pg.per_page);
-    jsonw_kint(&j, "current_page", pg.page);
-    jsonw_obj_end(&j);
-    free(pts);
-}
-
-static bool invoice_items(const struct sim_world *w, const struct request *req, int64_t now,
-                          const char *base, const char *uuid, struct response *resp) {
-    int64_t month = invoice_month(w, now, uuid);
-    if (month < 0)
-        return false;
-    /* collect this month's items in node order */
-    struct sim_bill_item *all = xmalloc(sizeof *all * (size_t)(w->nnodes ? w->nnodes : 1));
-    int count = 0;
-    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++)
-            if (items[q].month == month)
-                all[count++] = items[q];
-    }
-    struct page pg;
-    if (!paginate(req, count, &pg, resp)) {
-        free(all);
-        return true;
-    }
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "invoice_items");
-    jsonw_arr(&j);
-    for (int64_t i = pg.first; i < pg.last; i++) {
-        const struct sim_bill_item *it = &all[i];
-        const struct sim_node *nd = &w->nodes[it->node];
-        const struct sim_pool *p = &w->pools[nd->pool];
-        const struct sim_pool_spec *ps = &w->sc->pools[p->spec];
-        char tmp[160];
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "product", "Droplets");
-        jsonw_kstr(&j, "resource_id", nd->droplet_id);
-        jsonw_kstr(&j, "resource_uuid", nd->do_id);
-        snprintf(tmp, sizeof tmp, "Kubernetes cluster %s / node pool %s (%s)", w->sc->cluster_name,
-                 p->name, p->id);
-        jsonw_kstr(&j, "group_description", tmp);
-        snprintf(tmp, sizeof tmp, "%s (%s)", nd->name, ps->size);
-        jsonw_kstr(&j, "description", tmp);
-        money_str(&j, "amount", sim_billing_cents(it->amount));
-        snprintf(tmp, sizeof tmp, "%lld", (long long)sim_billing_hours(it->seconds));
-        jsonw_kstr(&j, "duration", tmp);
-        jsonw_kstr(&j, "duration_unit", "Hours");
-        jsonw_ktime(&j, "start_time", it->start);
-        jsonw_ktime(&j, "end_time", it->end);
-        jsonw_kstr(&j, "project_name", w->sc->project_name);
-        jsonw_kstr(&j, "category", "iaas");
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    char path[128];
-    snprintf(path, sizeof path, "/v2/customers/my/invoices/%s", uuid);
-    links_meta(&j, &pg, base, path);
-    jsonw_obj_end(&j);
-    free(all);
-    return true;
-}
-
-static void billing_history(const struct sim_world *w, const struct request *req, int64_t now,
-                            const char *base, struct response *resp) {
-    int64_t months[MAX_MONTHS];
-    int n = closed_months(w, now, months);
-    struct page pg;
-    if (!paginate(req, n, &pg, resp))
-        return;
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "billing_history");
-    jsonw_arr(&j);
-    static const char *const names[] = {"January",   "February", "March",    "April",
-                                        "May",       "June",     "July",     "August",
-                                        "September", "October",  "November", "December"};
-    for (int64_t i = pg.first; i < pg.last; i++) {
-        int64_t y;
-        int m, d;
-        timeutil_civil_from_days(months[i] / 86400, &y, &m, &d);
-        char desc[64], uuid[37], id[24];
-        snprintf(desc, sizeof desc, "Invoice for %s %lld", names[m - 1], (long long)y);
-        sim_do_invoice_uuid(w, months[i], uuid);
-        snprintf(id, sizeof id, "%lld", 10000000LL + months[i] / 86400);
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "description", desc);
-        money_str(&j, "amount", month_total(w, months[i], now));
-        jsonw_kstr(&j, "invoice_id", id);
-        jsonw_kstr(&j, "invoice_uuid", uuid);
-        jsonw_ktime(&j, "date", timeutil_next_month_start(months[i]));
-        jsonw_kstr(&j, "type", "Invoice");
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    links_meta(&j, &pg, base, "/v2/customers/my/billing_history");
-    jsonw_obj_end(&j);
-}
-
-static void balance(const struct sim_world *w, int64_t now, struct response *resp) {
-    int64_t months[MAX_MONTHS];
-    int n = closed_months(w, now, months);
-    int64_t owed = 0;
-    for (int i = 0; i < n; i++)
-        owed += month_total(w, months[i], now);
-    int64_t mtd = month_total(w, timeutil_month_start(now), now);
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    money_str(&j, "month_to_date_balance", owed + mtd);
-    money_str(&j, "account_balance", owed);
-    money_str(&j, "month_to_date_usage", mtd);
-    jsonw_ktime(&j, "generated_at", now);
-    jsonw_obj_end(&j);
-}
-
 bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t now,
                    const char *base_url, struct response *resp) {
     const char *path = req->path;
@@ -881,15 +311,15 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
     size_t cl_len = strlen(cl_prefix);
     if (strcmp(p, "sizes") == 0) {
         struct page pg;
-        if (!paginate(req, w->sc->nsizes, &pg, resp))
+        if (!sim_do_paginate(req, w->sc->nsizes, &pg, resp))
             return true;
         jsonw_obj(&j);
         jsonw_key(&j, "sizes");
         jsonw_arr(&j);
         for (int64_t i = pg.first; i < pg.last; i++)
-            size_json(&j, w, &w->sc->sizes[i]);
+            sim_do_size_json(&j, w, &w->sc->sizes[i]);
         jsonw_arr_end(&j);
-        links_meta(&j, &pg, base_url, "/v2/sizes");
+        sim_do_links_meta(&j, &pg, base_url, "/v2/sizes");
         jsonw_obj_end(&j);
     } else if (strcmp(p, "account") == 0) {
         jsonw_obj(&j);
@@ -911,7 +341,7 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
         jsonw_obj_end(&j);
     } else if (strcmp(p, "kubernetes/clusters") == 0) {
         struct page pg;
-        if (!paginate(req, 1, &pg, resp))
+        if (!sim_do_paginate(req, 1, &pg, resp))
             return true;
         jsonw_obj(&j);
         jsonw_key(&j, "kubernetes_clusters");
@@ -919,7 +349,7 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
         if (pg.first < pg.last)
             cluster_json(&j, w, now);
         jsonw_arr_end(&j);
-        links_meta(&j, &pg, base_url, "/v2/kubernetes/clusters");
+        sim_do_links_meta(&j, &pg, base_url, "/v2/kubernetes/clusters");
         jsonw_obj_end(&j);
     } else if (strncmp(p, cl_prefix, cl_len) == 0 && p[cl_len] == '\0') {
         jsonw_obj(&j);
@@ -943,7 +373,7 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
             if (pool_visible(&w->pools[i], now) && strcmp(w->pools[i].id, id) == 0)
                 found = i;
         if (found < 0) {
-            not_found(resp);
+            sim_do_not_found(resp);
             return true;
         }
         jsonw_obj(&j);
@@ -951,31 +381,31 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
         pool_json(&j, w, found, now);
         jsonw_obj_end(&j);
     } else if (strcmp(p, "customers/my/balance") == 0) {
-        balance(w, now, resp);
+        sim_do_balance(w, now, resp);
     } else if (strcmp(p, "customers/my/billing_history") == 0) {
-        billing_history(w, req, now, base_url, resp);
+        sim_do_billing_history(w, req, now, base_url, resp);
     } else if (strcmp(p, "customers/my/invoices") == 0) {
-        invoices(w, req, now, base_url, resp);
+        sim_do_invoices(w, req, now, base_url, resp);
     } else if (strncmp(p, "customers/my/invoices/", 22) == 0 && strlen(p + 22) == 36) {
-        if (!invoice_items(w, req, now, base_url, p + 22, resp))
-            not_found(resp);
+        if (!sim_do_invoice_items(w, req, now, base_url, p + 22, resp))
+            sim_do_not_found(resp);
     } else if (strncmp(p, "customers/my/invoices/", 22) == 0 && strlen(p + 22) == 44 &&
                strcmp(p + 58, "/summary") == 0) {
         char uuid[37];
         snprintf(uuid, sizeof uuid, "%.36s", p + 22);
-        if (!invoice_summary_doc(w, now, uuid, resp))
-            not_found(resp);
+        if (!sim_do_invoice_summary_doc(w, now, uuid, resp))
+            sim_do_not_found(resp);
     } else if (strncmp(p, "billing/", 8) == 0) {
-        insights(w, req, now, p + 8, resp);
+        sim_do_insights(w, req, now, p + 8, resp);
     } else if (strcmp(p, "kubernetes/options") == 0) {
-        k8s_options(w, resp);
+        sim_do_k8s_options(w, resp);
     } else if (strcmp(p, "droplets") == 0) {
-        droplets(w, req, now, base_url, resp);
+        sim_do_droplets(w, req, now, base_url, resp);
     } else if (strncmp(p, "droplets/", 9) == 0) {
-        if (!droplet_one(w, p + 9, now, resp))
-            not_found(resp);
+        if (!sim_do_droplet_one(w, p + 9, now, resp))
+            sim_do_not_found(resp);
     } else {
-        not_found(resp);
+        sim_do_not_found(resp);
     }
     return true;
 }
