@@ -211,6 +211,8 @@ static enum err price_nodes(struct cost_ctx *x) {
             return rc;
         nr->allocated = alloc;
         nr->idle = nr->total - alloc;
+        if (x->detail)
+            memcpy(&x->detail->node_class[i * COST_NCLASS], parts, sizeof parts);
         struct cost_pool_result *pr = &r->pools[rt->pool];
         struct cost_pool_rt *prt = &x->prt[rt->pool];
         if (nr->seconds > 0)
@@ -275,6 +277,10 @@ static enum err price_nodes(struct cost_ctx *x) {
             return rc;
         for (int g = 0; g < COST_NGROUP; g++)
             x->gacc[g].idle += parts[g];
+        if (x->detail) {
+            memcpy(&x->detail->pool_idle[p * COST_NGROUP], parts, sizeof parts);
+            x->detail->pool_by_alloc[p] = wts == prt->galloc;
+        }
     }
     return ERR_OK;
 }
@@ -312,6 +318,9 @@ static enum err finish_configs(struct cost_ctx *x) {
         cr->interruptions = ga->interruptions;
         cr->duplicates = ga->duplicates;
         cr->duplicate_seconds = ga->dup_secs;
+        cr->partial = ga->partial;
+        if (cr->selected && ga->partial)
+            r->partial = true;
         cr->useful_cost = ga->kind_cost[COST_KIND_USEFUL];
         cr->restore_cost = ga->kind_cost[COST_KIND_RESTORE];
         cr->wasted_cost = ga->kind_cost[COST_KIND_WASTED];
@@ -384,7 +393,7 @@ static enum err finish_configs(struct cost_ctx *x) {
 
 /* ---- orchestration ---------------------------------------------------------- */
 
-static bool task_selected(const struct cost_query *q, const struct cost_task *t) {
+bool cost_task_selected(const struct cost_query *q, const struct cost_task *t) {
     if (q->configs && !(q->configs & (1u << t->config)))
         return false;
     if (q->experiment && (!t->experiment || strcmp(q->experiment, t->experiment) != 0))
@@ -410,6 +419,10 @@ static void ctx_release(struct cost_ctx *x) {
     free(x->cand);
 }
 
+static enum err compute_all(const struct cost_input *in, const struct cost_query *q,
+                            const struct cost_hook *hook, struct cost_detail *detail,
+                            struct cost_result **out);
+
 enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
                       struct cost_result **out) {
     return cost_compute_hooked(in, q, NULL, out);
@@ -417,6 +430,17 @@ enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
 
 enum err cost_compute_hooked(const struct cost_input *in, const struct cost_query *q,
                              const struct cost_hook *hook, struct cost_result **out) {
+    return compute_all(in, q, hook, NULL, out);
+}
+
+enum err cost_compute_detail(const struct cost_input *in, const struct cost_query *q,
+                             struct cost_result **out, struct cost_detail *detail) {
+    return compute_all(in, q, NULL, detail, out);
+}
+
+static enum err compute_all(const struct cost_input *in, const struct cost_query *q,
+                            const struct cost_hook *hook, struct cost_detail *detail,
+                            struct cost_result **out) {
     enum err rc = check_input(in, q);
     if (rc != ERR_OK)
         return rc;
@@ -428,6 +452,7 @@ enum err cost_compute_hooked(const struct cost_input *in, const struct cost_quer
     buf_init(&x.running, 0);
     x.in = in;
     x.q = q;
+    x.detail = detail;
     x.np = in->n_pools + 1;
     x.hook = hook;
     struct cost_result *r = zalloc(1, sizeof *r, &rc);
@@ -465,7 +490,7 @@ enum err cost_compute_hooked(const struct cost_input *in, const struct cost_quer
     /* attempts grouped by task: counting sort, stable */
     for (size_t t = 0; t < in->n_tasks; t++) {
         const struct cost_task *task = &in->tasks[t];
-        x.tgroup[t] = (uint8_t)(task->config + (task_selected(q, task) ? 0 : COST_NCONFIG));
+        x.tgroup[t] = (uint8_t)(task->config + (cost_task_selected(q, task) ? 0 : COST_NCONFIG));
     }
     /* one pass: check every attempt, count per task, and see whether the input
      * is already grouped by task in start order (then no permutation at all) */

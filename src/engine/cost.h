@@ -246,6 +246,7 @@ struct cost_config_result {
     int64_t break_even_overhead_bp;  /* COST_NULL when useful cost is 0 */
     int64_t measured_overhead_bp;    /* COST_NULL when useful cost is 0 */
     int32_t advice;                  /* index into advice (main spot size), -1 none */
+    bool partial; /* W cuts one of the configuration's tasks in two (cost_result.partial) */
 };
 
 struct cost_counterfactual {
@@ -337,6 +338,10 @@ struct cost_result {
     size_t n_advice; /* one per spot size seen */
     struct cost_advice *advice;
     int64_t attempts_unscheduled; /* attempts in W with no node (no cost) */
+    /* W cuts a task of the selected configurations in two (docs/cost-model.md
+     * "Cost bases"): the task held a node in W, or finished in W, and held one
+     * outside W too; or it held a node in W and had not finished by W's end. */
+    bool partial;
     /* With cost_query.want_attempts: one row per input attempt, in input order;
      * otherwise NULL. */
     struct cost_attempt_result *attempts;
@@ -349,6 +354,47 @@ struct cost_result {
 enum err cost_compute(const struct cost_input *in, const struct cost_query *q,
                       struct cost_result **out);
 void cost_result_free(struct cost_result *r);
+
+/* ---- the completion basis (docs/cost-model.md "Cost bases") -----------------
+ * For the selected tasks that succeeded in W, the whole cost of all their
+ * attempts: on the grid of windows of W's length aligned on W (..., [from - L,
+ * from), W, [to, to + L), ...), each grid window V an attempt held a node in
+ * gives the task, exactly as the accrual basis computes V, its part of every
+ * node's allocated cost per (configuration group x kind) in V (split over the
+ * group's tasks on that node by share-seconds, largest remainder, ties to the
+ * smaller task uid) and its part of its group's idle of each pool in V (split
+ * by those allocated parts in the pool, or by held seconds where the accrual
+ * basis split that pool's idle by held seconds). Summed over every task and
+ * task of V this is the accrual cost of V to the micro-dollar: the two bases
+ * move the same money between windows. */
+#define COST_BASIS_MAX_WINDOWS 400
+
+struct cost_basis_config {
+    int64_t tasks_succeeded; /* selected tasks of the configuration that succeeded in W */
+    int64_t cost;            /* allocated + idle */
+    int64_t allocated_cost, useful_cost, restore_cost, wasted_cost, running_cost, idle_cost;
+    int64_t cost_per_successful_task; /* COST_NULL with no success */
+    int64_t savings_vs_on_demand_bp;  /* against the counterfactual per task; COST_NULL */
+    int64_t measured_overhead_bp;     /* (wasted + restore + idle) / useful; COST_NULL */
+};
+
+struct cost_completion {
+    int64_t span_from, span_to; /* the grid windows read: [span_from, span_to); 0 none */
+    int64_t windows;            /* how many */
+    struct cost_basis_config configs[COST_NCONFIG];
+};
+
+/* The range [*from, *to) the input must cover (every task holding a node in it
+ * loaded, with all its attempts) for cost_completion of q: the grid windows the
+ * attempts of the tasks succeeding in W held nodes in, W included. ERR_TOOBIG
+ * beyond COST_BASIS_MAX_WINDOWS windows; cost_compute's errors. */
+enum err cost_completion_span(const struct cost_input *in, const struct cost_query *q,
+                              int64_t *from, int64_t *to);
+/* The completion basis of q. acc is q's accrual result (cost_compute of the same
+ * input and query; its counterfactual prices the savings). ERR_TOOBIG beyond
+ * COST_BASIS_MAX_WINDOWS windows, cost_compute's errors; *out untouched then. */
+enum err cost_completion(const struct cost_input *in, const struct cost_query *q,
+                         const struct cost_result *acc, struct cost_completion *out);
 
 /* ---- building blocks (used by cost_compute, exported for callers/tests) ---- */
 

@@ -49,6 +49,7 @@ struct cost_cf_sample {
 };
 
 struct cost_group_acc {
+    bool partial; /* a task of the group is cut in two by W */
     int64_t succeeded, failed, running, attempts, retries, interruptions, duplicates, dup_secs;
     int64_t kind_cost[COST_NKIND];
     int64_t idle;
@@ -58,6 +59,14 @@ struct cost_reclaim_rt {
     struct cost_reclaim rc;
     bool confirmed;
     int32_t last_task;
+};
+
+/* What cost_compute_detail also hands back (the completion basis splits these
+ * over tasks, cost_basis.c); arrays sized by the caller. */
+struct cost_detail {
+    int64_t *node_class; /* [n_nodes][COST_NCLASS]: each node's allocated, per class */
+    int64_t *pool_idle;  /* [n_pools + 1][COST_NGROUP]: each pool's idle, per group */
+    bool *pool_by_alloc; /* [n_pools + 1]: the idle split by allocated cost (else held s) */
 };
 
 struct cost_ctx;
@@ -73,6 +82,7 @@ struct cost_hook {
 };
 
 struct cost_ctx {
+    struct cost_detail *detail;   /* NULL: not wanted */
     const struct cost_hook *hook; /* NULL: a plain cost_compute */
     enum err hook_rc;             /* first error of hook->evidence */
     int64_t open_in_w;            /* attempts held in W with no known end */
@@ -103,6 +113,12 @@ struct cost_ctx {
  * cost_compute itself. */
 enum err cost_compute_hooked(const struct cost_input *in, const struct cost_query *q,
                              const struct cost_hook *hook, struct cost_result **out);
+/* cost_compute, also filling *detail (NULL: as cost_compute); detail's arrays
+ * zeroed by the caller. */
+enum err cost_compute_detail(const struct cost_input *in, const struct cost_query *q,
+                             struct cost_result **out, struct cost_detail *detail);
+/* The task is inside the query's filters (configurations, experiment, namespace). */
+bool cost_task_selected(const struct cost_query *q, const struct cost_task *t);
 
 /* Reason Evicted / NodeLost / Shutdown / NodeShutdown / Terminated (r not NULL). */
 bool cost_interrupt_reason(const char *r);

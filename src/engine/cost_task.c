@@ -190,6 +190,29 @@ static void pick_winners(const struct cost_ctx *x, struct task_st *ts) {
     }
 }
 
+/* Whether the window cuts the task in two (docs/cost-model.md "Cost per
+ * successful task: two bases", partial): the task held its nodes in W, or
+ * finished in W, and it held them outside W too (before W, or past W's end, an
+ * open attempt to now), or it held them in W and was not finished by W's end. */
+static bool task_cut(const struct cost_ctx *x, const struct task_st *ts) {
+    const struct cost_query *q = x->q;
+    const struct cost_task *task = ts->task;
+    bool in_w = false, out_w = false;
+    for (size_t i = 0; i < ts->k; i++) {
+        const struct held_rt *h = &ts->hr[i];
+        if (h->s == 0 || h->e <= h->s)
+            continue;
+        if (h->e > q->from && h->s < q->to)
+            in_w = true;
+        if (h->s < q->from || h->e > q->to)
+            out_w = true;
+    }
+    bool done = task->outcome != COST_TASK_RUNNING && task->completed_at != 0;
+    bool done_by_end = done && task->completed_at < q->to;
+    bool done_in_w = done && cost_in_window(q, task->completed_at);
+    return (in_w && (out_w || !done_by_end)) || (done_in_w && out_w);
+}
+
 /* Tasks that succeeded or failed in the window (N-completion Jobs count N). */
 static void count_outcome(const struct cost_ctx *x, const struct task_st *ts) {
     const struct cost_task *task = ts->task;
@@ -386,6 +409,8 @@ enum err cost_task_pass(struct cost_ctx *x) {
         ts.ga = &x->gacc[ts.g];
         hold_attempts(x, &ts);
         pick_winners(x, &ts);
+        if (task_cut(x, &ts))
+            ts.ga->partial = true;
         count_outcome(x, &ts);
         count_duplicates(x, &ts);
         bool held_in_w = false;

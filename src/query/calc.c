@@ -62,6 +62,28 @@ enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t loa
     return rc;
 }
 
+/* The partial flag of a composed window (no task of it was loaded): the tasks
+ * loaded around each of its edges ([edge - 1, edge + 1): every attempt started
+ * within the longest attempt before it, every open attempt, every task completed
+ * there, each with all its attempts) are passed over q's window; the cut test
+ * (cost.h cost_result.partial) reads only their held intervals. */
+static enum err edge_partial(struct store *db, const struct calc_settings *cfg,
+                             const struct cost_query *q, struct cost_result *res) {
+    const int64_t edges[2] = {q->from, q->to};
+    for (int k = 0; k < 2; k++) {
+        struct calc e;
+        enum err rc = calc_run(db, cfg, edges[k] - 1, edges[k] + 1, q, &e);
+        if (rc != ERR_OK)
+            return rc;
+        for (int c = 0; c < COST_NCONFIG; c++)
+            if (e.res->configs[c].partial)
+                res->configs[c].partial = true;
+        res->partial = res->partial || e.res->partial;
+        calc_release(&e);
+    }
+    return ERR_OK;
+}
+
 enum err calc_compose(struct store *db, const struct calc_settings *cfg, const struct cost_query *q,
                       const struct cost_partial *sum, struct calc *out) {
     memset(out, 0, sizeof *out);
@@ -76,6 +98,46 @@ enum err calc_compose(struct store *db, const struct calc_settings *cfg, const s
     if (cq.now < cq.from)
         cq.now = cq.from;
     rc = cost_compose(&out->data->in, &cq, sum, &out->res);
+    if (rc == ERR_OK)
+        rc = edge_partial(db, cfg, &cq, out->res);
+    if (rc != ERR_OK)
+        calc_release(out);
+    return rc;
+}
+
+static enum err completion_of(struct calc *c, const struct cost_query *q,
+                              struct cost_completion *comp) {
+    struct cost_query cq = *q;
+    cq.od_sizes = c->od;
+    cq.n_od_sizes = c->n_od;
+    if (cq.now < cq.from)
+        cq.now = cq.from;
+    return cost_completion(&c->data->in, &cq, c->res, comp);
+}
+
+enum err calc_completion(struct store *db, const struct calc_settings *cfg, int64_t load_from,
+                         int64_t load_to, const struct cost_query *q, struct calc *out,
+                         struct cost_completion *comp) {
+    enum err rc = calc_run(db, cfg, load_from, load_to, q, out);
+    if (rc != ERR_OK)
+        return rc;
+    struct cost_query cq = *q;
+    cq.od_sizes = out->od;
+    cq.n_od_sizes = out->n_od;
+    if (cq.now < cq.from)
+        cq.now = cq.from;
+    int64_t lo, hi;
+    rc = cost_completion_span(&out->data->in, &cq, &lo, &hi);
+    if (rc == ERR_OK && (lo < load_from || hi > load_to)) {
+        /* the earlier (or later) windows' other tasks share their pools' idle */
+        calc_release(out);
+        rc =
+            calc_run(db, cfg, lo < load_from ? lo : load_from, hi > load_to ? hi : load_to, q, out);
+        if (rc != ERR_OK)
+            return rc;
+    }
+    if (rc == ERR_OK)
+        rc = completion_of(out, q, comp);
     if (rc != ERR_OK)
         calc_release(out);
     return rc;

@@ -43,9 +43,22 @@ enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64
 
 /* Loads pools, nodes and prices for [from, to) (store_cost_load_nodes) and
  * composes q from sum, the normalized partials of q's parts (cost_compose).
+ * The partial flag (no task is loaded for the sum) comes from the tasks loaded
+ * around q's two edges (calc_run of [edge - 1, edge + 1) over q): exact unless a
+ * task's only contact with an edge is a pending gap longer than the longest
+ * attempt (docs/cost-model.md "partial").
  * On error *out is released. */
 enum err calc_compose(struct store *db, const struct calc_settings *cfg, const struct cost_query *q,
                       const struct cost_partial *sum, struct calc *out);
+/* The completion basis of q (cost.h cost_completion): loads [load_from,
+ * load_to) as calc_run does, widens the load to the grid windows the tasks
+ * succeeding in q's window held nodes in (cost_completion_span), computes q's
+ * accrual result into *out (as calc_run) and the completion figures into *comp.
+ * Errors: calc_run's; ERR_TOOBIG when the tasks span more than
+ * COST_BASIS_MAX_WINDOWS windows of q's length. */
+enum err calc_completion(struct store *db, const struct calc_settings *cfg, int64_t load_from,
+                         int64_t load_to, const struct cost_query *q, struct calc *out,
+                         struct cost_completion *comp);
 
 void calc_release(struct calc *c);
 

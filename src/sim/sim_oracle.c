@@ -16,7 +16,7 @@ __extension__ typedef __int128 i128;
 #define MIN_SECONDS 60
 #define MIN_AMOUNT 10000 /* $0.01 */
 
-enum kind { K_USEFUL, K_RESTORE, K_WASTED, K_RUNNING, K_N };
+enum kind { K_USEFUL = ORC_K_USEFUL, K_RESTORE, K_WASTED, K_RUNNING, K_N };
 
 /* Half away from zero: num / den with den > 0. */
 static int64_t round_div(i128 num, i128 den) {
@@ -238,13 +238,12 @@ static void share_of(const struct orc_pod *p, const struct orc_node *n, int64_t 
     }
 }
 
-/* Largest remainder: parts of `amount` proportional to w[0..n) (sum > 0). */
-static void split(int64_t amount, const i128 *w, int n, int64_t *parts) {
+void orc_split(int64_t amount, const orc_i128 *w, int n, int64_t *parts) {
     i128 sum = 0;
     for (int i = 0; i < n; i++)
         sum += w[i];
     int64_t given = 0;
-    i128 rem[64];
+    i128 *rem = xcalloc((size_t)n + 1, sizeof *rem);
     for (int i = 0; i < n; i++) {
         i128 q = (i128)amount * w[i];
         parts[i] = (int64_t)(q / sum);
@@ -259,6 +258,7 @@ static void split(int64_t amount, const i128 *w, int n, int64_t *parts) {
         parts[best]++;
         rem[best] = -1;
     }
+    free(rem);
 }
 
 static int64_t lcm64(int64_t a, int64_t b) {
@@ -269,6 +269,30 @@ static int64_t lcm64(int64_t a, int64_t b) {
         y = t;
     }
     return a / x * b;
+}
+
+/* partial: a task holding a node in W, or finished in W, that also held one
+ * outside W; or one holding a node in W not finished by W's end. */
+static void partial_of(const struct orc_timeline *tl, const struct group *g, int ngroups,
+                       const struct podx *px, struct orc_result *r) {
+    for (int k = 0; k < ngroups; k++) {
+        bool in_w = false, out_w = false;
+        for (int a = 0; a < g[k].npods; a++) {
+            const struct podx *x = &px[g[k].pods[a]];
+            int64_t e = x->hold_to == ORC_NEVER ? r->now : x->hold_to;
+            if (!x->held || e <= x->hold_from)
+                continue;
+            if (e > r->from && x->hold_from < r->to)
+                in_w = true;
+            if (x->hold_from < r->from || e > r->to)
+                out_w = true;
+        }
+        int64_t done = min64(g[k].success_t, g[k].fail_t);
+        bool done_by_end = done != ORC_NEVER && done < r->to;
+        bool done_in_w = in_window(done, r->from, r->to, r->now);
+        if ((in_w && (out_w || !done_by_end)) || (done_in_w && out_w))
+            r->cfg[tl->jobs[g[k].job].config].partial = true;
+    }
 }
 
 enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, int64_t now,
@@ -292,6 +316,10 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
     r->pools = xcalloc((size_t)tl->npools + 1, sizeof *r->pools);
     r->nodes = xcalloc((size_t)tl->nnodes + 1, sizeof *r->nodes);
     r->reclaims = xcalloc((size_t)tl->npools + 1, sizeof *r->reclaims);
+    r->pods = xcalloc((size_t)tl->npods + 1, sizeof *r->pods);
+    r->node_cls = xcalloc((size_t)tl->nnodes * ORC_NCONFIG * K_N + 1, sizeof *r->node_cls);
+    r->pool_cfg_idle = xcalloc((size_t)tl->npools * ORC_NCONFIG + 1, sizeof *r->pool_cfg_idle);
+    r->pool_by_alloc = xcalloc((size_t)tl->npools + 1, sizeof *r->pool_by_alloc);
     for (int p = 0; p < tl->npools; p++)
         r->pools[p].spot = orc_pool_is_spot(tl, p);
 
@@ -332,6 +360,19 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         px[i].group = k;
         derive_pod(tl, i, now, &px[i]);
     }
+    r->ngroups = ngroups;
+    r->groups = xcalloc((size_t)ngroups + 1, sizeof *r->groups);
+    for (int k = 0; k < ngroups; k++)
+        r->groups[k] = (struct orc_group_result){g[k].job, g[k].index, g[k].ntasks, g[k].success_t,
+                                                 g[k].fail_t};
+    for (int i = 0; i < tl->npods; i++) {
+        struct orc_pod_result *pr = &r->pods[i];
+        pr->group = tl->pods[i].created_t > now ? -1 : px[i].group;
+        pr->held = pr->group >= 0 && px[i].held;
+        pr->hold_from = px[i].hold_from;
+        pr->hold_end = px[i].hold_to == ORC_NEVER ? now : px[i].hold_to;
+    }
+    partial_of(tl, g, ngroups, px, r);
 
     for (int k = 0; k < ngroups; k++) {
         struct group *gr = &g[k];
@@ -496,6 +537,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 if (s < from || s >= to)
                     continue;
                 held_pc[node->pool * ORC_NCONFIG + c]++;
+                r->pods[i].held_s++;
                 pool_used[node->pool] = true;
                 if (!charged(node, s, now, &m))
                     continue;
@@ -504,6 +546,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                     s >= p->start_t && s < p->start_t + p->restore_s)
                     k = K_RESTORE;
                 cls[c * K_N + k] += (i128)sn * nr->rate;
+                r->pods[i].w[k] += sn;
             }
         }
         i128 sum = 0;
@@ -512,7 +555,8 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         if (sum > 0) {
             nr->allocated = round_div(sum, (i128)HOUR * den);
             int64_t parts[ORC_NCONFIG * K_N];
-            split(nr->allocated, cls, ORC_NCONFIG * K_N, parts);
+            orc_split(nr->allocated, cls, ORC_NCONFIG * K_N, parts);
+            memcpy(&r->node_cls[(size_t)n * ORC_NCONFIG * K_N], parts, sizeof parts);
             for (int c = 0; c < ORC_NCONFIG; c++) {
                 struct orc_config_result *cr = &r->cfg[c];
                 cr->useful += parts[c * K_N + K_USEFUL];
@@ -540,6 +584,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         i128 sum = 0;
         for (int c = 0; c < ORC_NCONFIG; c++)
             sum += w[c] = alloc_pc[p * ORC_NCONFIG + c];
+        r->pool_by_alloc[p] = sum != 0;
         if (sum == 0)
             for (int c = 0; c < ORC_NCONFIG; c++)
                 sum += w[c] = held_pc[p * ORC_NCONFIG + c];
@@ -547,9 +592,11 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             pr->unattributed = pr->idle;
         } else {
             int64_t parts[ORC_NCONFIG];
-            split(pr->idle, w, ORC_NCONFIG, parts);
-            for (int c = 0; c < ORC_NCONFIG; c++)
+            orc_split(pr->idle, w, ORC_NCONFIG, parts);
+            for (int c = 0; c < ORC_NCONFIG; c++) {
                 r->cfg[c].idle += parts[c];
+                r->pool_cfg_idle[p * ORC_NCONFIG + c] = parts[c];
+            }
         }
         r->nodes_total += pr->total;
         r->allocated_total += pr->allocated;
@@ -682,6 +729,11 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
 }
 
 void orc_result_release(struct orc_result *r) {
+    free(r->groups);
+    free(r->pods);
+    free(r->node_cls);
+    free(r->pool_cfg_idle);
+    free(r->pool_by_alloc);
     free(r->pools);
     free(r->nodes);
     free(r->reclaims);

@@ -125,6 +125,7 @@ struct orc_timeline {
 /* ---- the figures ----------------------------------------------------------- */
 
 struct orc_config_result {
+    bool partial; /* W cuts one of its tasks in two (docs/cost-model.md "Cost bases") */
     int64_t tasks_succeeded, tasks_failed, attempts, retries, interruptions, duplicates;
     int64_t duplicate_seconds;
     int64_t cost, allocated, useful, restore, wasted, running, idle;
@@ -152,8 +153,32 @@ struct orc_reclaim {
     int64_t return_to_work;      /* ORC_NEVER unknown */
 };
 
+/* Kinds of allocated cost, in this order (the w[] index below). */
+enum orc_kind { ORC_K_USEFUL, ORC_K_RESTORE, ORC_K_WASTED, ORC_K_RUNNING, ORC_NKIND };
+
+/* A task unit: an Indexed Job's index (1 task) or a whole non-Indexed Job
+ * (`ntasks` tasks). Its uid: the Job's, or "<job uid>/<index>". */
+struct orc_group_result {
+    int job, index, ntasks;
+    int64_t success_t, fail_t; /* ORC_NEVER: not (by now) */
+};
+
+struct orc_pod_result {
+    int group;                   /* index into groups; -1 created after now */
+    bool held;                   /* held a node (scheduled by now) */
+    int64_t hold_from, hold_end; /* held [from, end) (end now while held at now) */
+    int64_t w[ORC_NKIND];        /* charged seconds in W x share numerator, per kind */
+    int64_t held_s;              /* held seconds in W (the idle split's second tier) */
+};
+
 struct orc_result {
     int64_t from, to, now;
+    int ngroups;
+    struct orc_group_result *groups;
+    struct orc_pod_result *pods; /* [npods] */
+    int64_t *node_cls;           /* [nnodes][ORC_NCONFIG * ORC_NKIND] allocated, per class */
+    int64_t *pool_cfg_idle;      /* [npools][ORC_NCONFIG] idle given to each configuration */
+    bool *pool_by_alloc;         /* [npools] idle split by allocated (else held seconds) */
     struct orc_config_result cfg[ORC_NCONFIG];
     int64_t cf_tasks, cf_priced, cf_unpriced, cf_work_seconds, cf_cost, cf_per_task;
     int64_t nodes_total, allocated_total, idle_total, unattributed_total;
@@ -169,6 +194,22 @@ struct orc_result {
 enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, int64_t now,
                      struct orc_result *out);
 void orc_result_release(struct orc_result *r);
+
+/* The completion basis (docs/cost-model.md "Cost bases"), per configuration:
+ * for the tasks that succeeded in [from, to), the whole cost of all their pods,
+ * on the grid of windows of W's length aligned on W (sim_oracle_basis.c). */
+struct orc_completion {
+    int64_t tasks, cost, allocated, useful, restore, wasted, running, idle;
+    int64_t cost_per_task; /* ORC_NEVER: no success */
+};
+enum err orc_completion(const struct orc_timeline *tl, int64_t from, int64_t to, int64_t now,
+                        struct orc_completion out[ORC_NCONFIG]);
+
+/* Largest remainder, the oracle's one split: parts of `amount` proportional to
+ * w[0..n) (their sum > 0), one µ$ at a time to the largest remainder, the first
+ * on a tie. */
+__extension__ typedef __int128 orc_i128;
+void orc_split(int64_t amount, const orc_i128 *w, int n, int64_t *parts);
 
 /* Whether pool p is Spot by the project's rule (slug "-spot", a --spot-label on
  * the pool or on one of its nodes, or --spot-pool). */

@@ -799,6 +799,63 @@ static void check_spells(uint64_t seed, const struct gen *g) {
             }
 }
 
+/* How often the halves exercised the completion basis (the test must not pass
+ * on windows where both bases trivially agree). */
+static int n_halves, n_partial, n_moved;
+
+/* Both bases on each half of the horizon (a window of half the length: the
+ * completion basis reads the other half too), and the partial flag. */
+static void compare_halves(uint64_t seed, struct store *s, const struct calc_settings *cs,
+                           const struct orc_timeline *tl, int64_t from, int64_t mid, int64_t to,
+                           int64_t now) {
+    static const char *const cn[] = {"spot", "fallback", "on-demand"};
+    const int64_t win[2][2] = {{from, mid}, {mid, to}};
+    char what[96];
+    for (int h = 0; h < 2; h++) {
+        struct orc_completion oc[ORC_NCONFIG];
+        struct orc_result ow;
+        assert_int_equal(orc_completion(tl, win[h][0], win[h][1], now, oc), ERR_OK);
+        assert_int_equal(orc_compute(tl, win[h][0], win[h][1], now, &ow), ERR_OK);
+        struct cost_query q = {.from = win[h][0], .to = win[h][1], .now = now};
+        struct calc c;
+        struct cost_completion cc;
+        enum err rc = calc_completion(s, cs, q.from, q.to, &q, &c, &cc);
+        if (rc != ERR_OK) {
+            printf("seed %llu: half %d: completion failed: %s\n", (unsigned long long)seed, h,
+                   err_str(rc));
+            ndiff++;
+            orc_result_release(&ow);
+            continue;
+        }
+        for (int k = 0; k < ORC_NCONFIG; k++) {
+            const struct orc_completion *o = &oc[k];
+            const struct cost_basis_config *e = &cc.configs[k];
+#define CMPH(name, w, gv)                                                                          \
+    do {                                                                                           \
+        snprintf(what, sizeof what, "half %d %s.%s", h, cn[k], name);                              \
+        diff(seed, what, (w), (gv));                                                               \
+    } while (0)
+            CMPH("completion.tasks", o->tasks, e->tasks_succeeded);
+            CMPH("completion.cost", o->cost, e->cost);
+            CMPH("completion.useful_cost", o->useful, e->useful_cost);
+            CMPH("completion.restore_cost", o->restore, e->restore_cost);
+            CMPH("completion.wasted_cost", o->wasted, e->wasted_cost);
+            CMPH("completion.running_cost", o->running, e->running_cost);
+            CMPH("completion.idle_cost", o->idle, e->idle_cost);
+            CMPH("completion.cost_per_successful_task", o->cost_per_task,
+                 nul(e->cost_per_successful_task));
+            CMPH("accrual.cost", ow.cfg[k].cost, c.res->configs[k].cost);
+            CMPH("partial", ow.cfg[k].partial, c.res->configs[k].partial);
+#undef CMPH
+            n_moved += o->cost != ow.cfg[k].cost;
+        }
+        n_halves++;
+        n_partial += c.res->partial;
+        orc_result_release(&ow);
+        calc_release(&c);
+    }
+}
+
 static int run_seed(uint64_t seed) {
     struct gen *g = calloc(1, sizeof *g);
     gen_make(g, seed);
@@ -882,6 +939,7 @@ static int run_seed(uint64_t seed) {
             diff(seed, what, want.nodes[n].total, got);
         }
         calc_release(&c);
+        compare_halves(seed, s, &cs, &tl, from, from + g->horizon / 2, to, now);
     }
     if (ndiff > before)
         printf("seed %llu: %d differences; replay: ORACLE_SEED=%llu build/san/tests/test_oracle\n",
@@ -911,7 +969,14 @@ static void test_engine_equals_oracle(void **state) {
         bad += run_seed(seed);
     printf("test_oracle: %llu seeds, %d with differences, %d differences in all\n",
            (unsigned long long)n, bad, ndiff);
+    printf("test_oracle: %d half windows, %d partial, %d configuration costs where the "
+           "completion basis differs from the accrual basis\n",
+           n_halves, n_partial, n_moved);
     assert_int_equal(ndiff, 0);
+    if (n >= 100) { /* enough seeds: both bases must have been told apart */
+        assert_true(n_partial > 0);
+        assert_true(n_moved > 0);
+    }
 }
 
 int main(void) {
