@@ -2,6 +2,7 @@
  * Invariant: pools/nodes are written only from a complete listing (every page
  * parsed), so a missing pool always means "gone", never "unreadable". */
 #include "ingest/poll_do.h"
+#include "ingest/poll_do_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,40 +16,6 @@
 #include "base/log.h"
 #include "store/store_do.h"
 #include "base/xalloc.h"
-
-#define SCOPE_K8S "kubernetes:read"
-#define SCOPE_SIZES "sizes:read"
-#define SCOPE_BILLING "billing:read"
-#define MAX_WARNED 32
-
-struct poll_do {
-    struct poll_do_options opt;
-    char *api_url, *token, *cluster_id;
-    char **spot_pools;
-    struct config_pair *spot_labels;
-    struct http_client *http;
-    struct store *db;
-    pthread_mutex_t *lock;
-    bool pools_dead; /* the last pools poll got nothing at all (cluster, pools, sizes) */
-    /* user hooks (tests), wrapped by ours */
-    void (*user_sleep)(void *ctx, long ms);
-    int64_t (*user_now)(void *ctx);
-    bool (*user_cancelled)(void *ctx);
-    void *user_ctx;
-    /* stop signalling */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool wake; /* poll_do_wake: poll everything now */
-    bool stop;
-    bool started;
-    pthread_t thread;
-    /* schedule state (poller thread only) */
-    int64_t sizes_due_ms;
-    int64_t cluster_due_ms;
-    bool sizes_fetched;
-    char *warned[MAX_WARNED];
-    int nwarned;
-};
 
 /* --- hooks ----------------------------------------------------------------------------- */
 
@@ -210,216 +177,6 @@ uint64_t poll_do_requests(const struct poll_do *p) {
     return http_client_requests(p->http);
 }
 
-/* --- helpers ----------------------------------------------------------------------------- */
-
-/* Run-level error text: the first problem, plus a count of the others. */
-struct run_err {
-    char text[STORE_ERROR_MAX];
-    int n;
-    enum err first;
-};
-
-__attribute__((format(printf, 3, 4))) static void run_fail(struct run_err *r, enum err e,
-                                                           const char *fmt, ...) {
-    if (r->n++ == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(r->text, sizeof r->text, fmt, ap);
-        va_end(ap);
-        r->first = e;
-    }
-}
-
-static char *endpoint_url(struct poll_do *p, const char *path) {
-    struct buf b;
-    buf_init(&b, 0);
-    buf_printf(&b, "%s%s", p->api_url, path);
-    return buf_detach(&b, NULL);
-}
-
-/* Logs a slug without a known price once per poller lifetime. */
-static void warn_once(struct poll_do *p, const char *what) {
-    for (int i = 0; i < p->nwarned; i++)
-        if (strcmp(p->warned[i], what) == 0)
-            return;
-    if (p->nwarned < MAX_WARNED)
-        p->warned[p->nwarned++] = xstrdup(what);
-    log_msg(LOG_WARN, "do: no price known for size '%s' yet; its nodes are priced when it is",
-            what);
-}
-
-static const char *capacity_of(const struct poll_do *p, const struct do_pool *pool,
-                               const char **basis) {
-    return pool_capacity(pool, p->spot_pools, p->opt.n_spot_pools, p->spot_labels,
-                         p->opt.n_spot_labels, basis);
-}
-
-/* Generic page accumulation: each page's struct is appended to a vector. */
-struct pages {
-    const char *endpoint; /* for logs */
-    int kind;             /* which parser */
-    void *v;              /* array of page structs */
-    size_t n, cap, elem;
-    size_t skipped;
-    char why[DO_API_WHY_MAX];
-};
-
-enum { K_SIZES, K_POOLS, K_INVOICES, K_ITEMS, K_HISTORY };
-
-static enum err on_page(void *ctx, const struct http_response *resp, char **next) {
-    struct pages *pg = ctx;
-    if (pg->n == pg->cap) {
-        pg->cap = pg->cap ? pg->cap * 2 : 4;
-        pg->v = xrealloc(pg->v, pg->cap * pg->elem);
-    }
-    void *slot = (char *)pg->v + pg->n * pg->elem;
-    memset(slot, 0, pg->elem);
-    const char *b = resp->body.data ? resp->body.data : "";
-    size_t len = resp->body.len;
-    char why[DO_API_WHY_MAX] = "";
-    enum err e = ERR_PARSE;
-    char **pnext = NULL;
-    size_t skipped = 0;
-    switch (pg->kind) {
-    case K_SIZES: {
-        struct do_sizes *l = slot;
-        e = do_api_parse_sizes(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        skipped = l->skipped;
-        break;
-    }
-    case K_POOLS: {
-        struct do_pools *l = slot;
-        e = do_api_parse_pools(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        break;
-    }
-    case K_INVOICES: {
-        struct do_invoices *l = slot;
-        e = do_api_parse_invoices(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        skipped = l->skipped;
-        break;
-    }
-    case K_ITEMS: {
-        struct do_invoice_items *l = slot;
-        e = do_api_parse_invoice_items(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        break;
-    }
-    case K_HISTORY: {
-        struct do_billing_history *l = slot;
-        e = do_api_parse_billing_history(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        skipped = l->skipped;
-        break;
-    }
-    }
-    if (e != ERR_OK) {
-        snprintf(pg->why, sizeof pg->why, "page %zu: %.180s", pg->n + 1, why);
-        return e;
-    }
-    pg->n++;
-    if (skipped) {
-        pg->skipped += skipped;
-        if (!pg->why[0])
-            snprintf(pg->why, sizeof pg->why, "%s", why);
-    }
-    if (*pnext) {
-        *next = *pnext;
-        *pnext = NULL;
-    }
-    return ERR_OK;
-}
-
-static void pages_release(struct pages *pg) {
-    for (size_t i = 0; i < pg->n; i++) {
-        void *slot = (char *)pg->v + i * pg->elem;
-        switch (pg->kind) {
-        case K_SIZES:
-            do_sizes_release(slot);
-            break;
-        case K_POOLS:
-            do_pools_release(slot);
-            break;
-        case K_INVOICES:
-            do_invoices_release(slot);
-            break;
-        case K_ITEMS:
-            do_invoice_items_release(slot);
-            break;
-        case K_HISTORY:
-            do_billing_history_release(slot);
-            break;
-        }
-    }
-    free(pg->v);
-    memset(pg, 0, sizeof *pg);
-}
-
-/* Fetches every page of path. On failure logs once (parse problems; HTTP
- * failures were logged by http_client) and records it in r. */
-static enum err fetch_pages(struct poll_do *p, const char *path, const char *scope, int kind,
-                            size_t elem, struct pages *pg, int64_t *date, struct run_err *r) {
-    memset(pg, 0, sizeof *pg);
-    pg->endpoint = path;
-    pg->kind = kind;
-    pg->elem = elem;
-    char *url = endpoint_url(p, path);
-    struct http_response resp;
-    http_response_init(&resp);
-    int64_t d0 = 0;
-    enum err e = http_client_get_pages(p->http, url, p->token, scope, p->opt.max_pages, on_page, pg,
-                                       &resp, &d0);
-    if (e != ERR_OK) {
-        if (pg->why[0] && resp.status >= 200 && resp.status < 300) {
-            log_msg(LOG_WARN, "do: GET '%s': %s", path, pg->why);
-            run_fail(r, e, "GET %s: %s", path, pg->why);
-        } else {
-            run_fail(r, e, "GET %s: %s", path, resp.error[0] ? resp.error : err_str(e));
-        }
-    } else {
-        if (pg->skipped) {
-            log_msg(LOG_WARN, "do: GET '%s': skipped %zu bad entr%s: %s", path, pg->skipped,
-                    pg->skipped == 1 ? "y" : "ies", pg->why);
-        }
-        *date = d0;
-    }
-    http_response_release(&resp);
-    free(url);
-    return e;
-}
-
-/* Fetches one object. */
-static enum err fetch_one(struct poll_do *p, const char *path, const char *scope,
-                          struct http_response *resp, struct run_err *r) {
-    char *url = endpoint_url(p, path);
-    enum err e = http_client_get(p->http, url, p->token, scope, resp);
-    if (e != ERR_OK)
-        run_fail(r, e, "GET %s: %s", path, resp->error[0] ? resp->error : err_str(e));
-    free(url);
-    return e;
-}
-
-static int64_t wall_now(void) {
-    return (int64_t)time(NULL);
-}
-
-/* Records a run that wrote nothing else (its own transaction). */
-static void record_failed_run(struct poll_do *p, const char *source, int64_t started,
-                              int64_t source_time, const char *error, int64_t requests) {
-    int64_t id;
-    pthread_mutex_lock(p->lock);
-    if (store_begin(p->db) == ERR_OK) {
-        if (store_poll_begin(p->db, source, started, &id) == ERR_OK &&
-            store_poll_end(p->db, id, wall_now(), source_time, error, requests, 0) == ERR_OK)
-            store_commit(p->db);
-        else
-            store_rollback(p->db);
-    }
-    pthread_mutex_unlock(p->lock);
-}
-
 /* --- node pools ------------------------------------------------------------------------ */
 
 static enum err write_pools(struct poll_do *p, const struct do_cluster *cluster,
@@ -460,12 +217,12 @@ static enum err write_pools(struct poll_do *p, const struct do_cluster *cluster,
     for (size_t i = 0; i < all.n; i++) {
         const struct do_pool *pool = &all.v[i];
         const char *basis;
-        const char *cap = capacity_of(p, pool, &basis);
+        const char *cap = poll_do_capacity_of(p, pool, &basis);
         int64_t price = -1;
         enum err pe = store_do_size_price(p->db, pool->size, &price);
         if (pe == ERR_NOTFOUND) {
             price = -1;
-            warn_once(p, pool->size);
+            poll_do_warn_once(p, pool->size);
         } else if (pe != ERR_OK) {
             rc = pe;
             goto out;
@@ -510,7 +267,7 @@ static bool pools_need_prices(struct poll_do *p, struct pages *pools) {
 }
 
 static enum err poll_pools(struct poll_do *p, bool force_sizes) {
-    int64_t started = wall_now();
+    int64_t started = poll_do_wall_now();
     uint64_t req0 = http_client_requests(p->http);
     struct run_err r = {0};
     struct pages sizes = {0}, pools = {0};
@@ -526,37 +283,38 @@ static enum err poll_pools(struct poll_do *p, bool force_sizes) {
         snprintf(path, sizeof path, "/v2/kubernetes/clusters/%s", p->cluster_id);
         struct http_response resp;
         http_response_init(&resp);
-        if (fetch_one(p, path, SCOPE_K8S, &resp, &r) == ERR_OK) {
+        if (poll_do_fetch_one(p, path, SCOPE_K8S, &resp, &r) == ERR_OK) {
             char why[DO_API_WHY_MAX];
             if (do_api_parse_cluster(resp.body.data ? resp.body.data : "", resp.body.len, &cluster,
                                      why, sizeof why) == ERR_OK) {
                 have_cluster = true;
-                cluster_date = resp.date ? resp.date : wall_now();
+                cluster_date = resp.date ? resp.date : poll_do_wall_now();
                 p->cluster_due_ms = now + (int64_t)p->opt.billing_interval * 1000;
             } else {
                 log_msg(LOG_WARN, "do: GET '%s': %s", path, why);
-                run_fail(&r, ERR_PARSE, "GET %s: %s", path, why);
+                poll_do_run_fail(&r, ERR_PARSE, "GET %s: %s", path, why);
             }
         }
         http_response_release(&resp);
     }
     snprintf(path, sizeof path, "/v2/kubernetes/clusters/%s/node_pools?per_page=200",
              p->cluster_id);
-    have_pools = fetch_pages(p, path, SCOPE_K8S, K_POOLS, sizeof(struct do_pools), &pools,
-                             &pools_date, &r) == ERR_OK;
+    have_pools = poll_do_fetch_pages(p, path, SCOPE_K8S, K_POOLS, sizeof(struct do_pools), &pools,
+                                     &pools_date, &r) == ERR_OK;
     if (force_sizes || !p->sizes_fetched || now >= p->sizes_due_ms ||
         (have_pools && pools_need_prices(p, &pools))) {
-        have_sizes = fetch_pages(p, "/v2/sizes?per_page=200", SCOPE_SIZES, K_SIZES,
-                                 sizeof(struct do_sizes), &sizes, &sizes_date, &r) == ERR_OK;
+        have_sizes =
+            poll_do_fetch_pages(p, "/v2/sizes?per_page=200", SCOPE_SIZES, K_SIZES,
+                                sizeof(struct do_sizes), &sizes, &sizes_date, &r) == ERR_OK;
         if (have_sizes) {
             p->sizes_fetched = true;
             p->sizes_due_ms = now + (int64_t)p->opt.sizes_interval * 1000;
         }
     }
     if (!sizes_date)
-        sizes_date = pools_date ? pools_date : wall_now();
+        sizes_date = pools_date ? pools_date : poll_do_wall_now();
     if (!pools_date)
-        pools_date = wall_now();
+        pools_date = poll_do_wall_now();
     int64_t source_time = have_pools ? pools_date : cluster_date;
 
     /* one transaction: the batch and its poll_runs row */
@@ -568,160 +326,23 @@ static enum err poll_pools(struct poll_do *p, bool force_sizes) {
         (rc = write_pools(p, have_cluster ? &cluster : NULL, cluster_date,
                           have_sizes ? &sizes : NULL, sizes_date, have_pools ? &pools : NULL,
                           pools_date, &items)) == ERR_OK &&
-        (rc = store_poll_end(p->db, id, wall_now(), source_time, r.n ? r.text : NULL,
+        (rc = store_poll_end(p->db, id, poll_do_wall_now(), source_time, r.n ? r.text : NULL,
                              (int64_t)(http_client_requests(p->http) - req0), items)) == ERR_OK)
         rc = store_commit(p->db);
     if (rc != ERR_OK)
         store_rollback(p->db);
     pthread_mutex_unlock(p->lock);
     if (rc != ERR_OK) {
-        run_fail(&r, rc, "store: %s", err_str(rc));
-        record_failed_run(p, "do", started, source_time, r.text,
-                          (int64_t)(http_client_requests(p->http) - req0));
+        poll_do_run_fail(&r, rc, "store: %s", err_str(rc));
+        poll_do_record_failed_run(p, "do", started, source_time, r.text,
+                                  (int64_t)(http_client_requests(p->http) - req0));
     }
-    pages_release(&sizes);
-    pages_release(&pools);
+    poll_do_pages_release(&sizes);
+    poll_do_pages_release(&pools);
     do_cluster_release(&cluster);
     p->pools_dead = !have_cluster && !have_pools && !have_sizes;
     if (r.n)
         log_msg(LOG_DEBUG, "do: poll done with %d problem%s", r.n, r.n == 1 ? "" : "s");
-    return r.n ? r.first : ERR_OK;
-}
-
-/* --- billing ----------------------------------------------------------------------------- */
-
-struct fetched_items {
-    char *uuid;
-    struct pages pages;
-};
-
-static enum err poll_billing(struct poll_do *p) {
-    int64_t started = wall_now();
-    uint64_t req0 = http_client_requests(p->http);
-    struct run_err r = {0};
-    struct pages inv = {0}, hist = {0};
-    int64_t inv_date = 0, hist_date = 0;
-    bool have_inv =
-        fetch_pages(p, "/v2/customers/my/invoices?per_page=200", SCOPE_BILLING, K_INVOICES,
-                    sizeof(struct do_invoices), &inv, &inv_date, &r) == ERR_OK;
-    /* items: the preview always (it changes), final invoices once */
-    size_t nfi = 0, capfi = 0;
-    struct fetched_items *fi = NULL;
-    for (size_t i = 0; have_inv && i < inv.n; i++) {
-        const struct do_invoices *l = (const struct do_invoices *)inv.v + i;
-        for (size_t j = 0; j < l->n; j++) {
-            bool has = false;
-            if (!l->v[j].preview) {
-                pthread_mutex_lock(p->lock);
-                enum err he = store_do_invoice_has_items(p->db, l->v[j].uuid, &has);
-                pthread_mutex_unlock(p->lock);
-                if (he != ERR_OK)
-                    has = false;
-            }
-            if (has)
-                continue;
-            char *esc = http_client_escape(l->v[j].uuid);
-            char path[512];
-            snprintf(path, sizeof path, "/v2/customers/my/invoices/%s?per_page=200", esc);
-            free(esc);
-            struct pages pg;
-            int64_t d;
-            if (fetch_pages(p, path, SCOPE_BILLING, K_ITEMS, sizeof(struct do_invoice_items), &pg,
-                            &d, &r) != ERR_OK) {
-                pages_release(&pg);
-                continue;
-            }
-            if (nfi == capfi) {
-                capfi = capfi ? capfi * 2 : 4;
-                fi = xrealloc(fi, capfi * sizeof *fi);
-            }
-            fi[nfi].uuid = xstrdup(l->v[j].uuid);
-            fi[nfi].pages = pg;
-            nfi++;
-        }
-    }
-    bool have_hist =
-        fetch_pages(p, "/v2/customers/my/billing_history?per_page=200", SCOPE_BILLING, K_HISTORY,
-                    sizeof(struct do_billing_history), &hist, &hist_date, &r) == ERR_OK;
-    struct do_balance bal;
-    bool have_bal = false;
-    int64_t bal_date = 0;
-    {
-        struct http_response resp;
-        http_response_init(&resp);
-        const char *path = "/v2/customers/my/balance";
-        if (fetch_one(p, path, SCOPE_BILLING, &resp, &r) == ERR_OK) {
-            char why[DO_API_WHY_MAX];
-            if (do_api_parse_balance(resp.body.data ? resp.body.data : "", resp.body.len, &bal, why,
-                                     sizeof why) == ERR_OK) {
-                have_bal = true;
-                bal_date = resp.date ? resp.date : wall_now();
-            } else {
-                log_msg(LOG_WARN, "do: GET '%s': %s", path, why);
-                run_fail(&r, ERR_PARSE, "GET %s: %s", path, why);
-            }
-        }
-        http_response_release(&resp);
-    }
-    int64_t source_time = inv_date ? inv_date : hist_date ? hist_date : bal_date;
-    if (!inv_date)
-        inv_date = source_time ? source_time : wall_now();
-
-    int64_t items = 0, id = 0;
-    enum err rc;
-    pthread_mutex_lock(p->lock);
-    if ((rc = store_begin(p->db)) == ERR_OK)
-        rc = store_poll_begin(p->db, "do_billing", started, &id);
-    for (size_t i = 0; rc == ERR_OK && have_inv && i < inv.n; i++) {
-        const struct do_invoices *l = (const struct do_invoices *)inv.v + i;
-        for (size_t j = 0; rc == ERR_OK && j < l->n; j++, items++)
-            rc = store_do_upsert_invoice(p->db, &l->v[j], inv_date);
-    }
-    for (size_t i = 0; rc == ERR_OK && i < nfi; i++) {
-        /* all pages of one invoice as one list, ordinals continuing across pages */
-        size_t total = 0;
-        for (size_t k = 0; k < fi[i].pages.n; k++)
-            total += ((const struct do_invoice_items *)fi[i].pages.v)[k].n;
-        struct do_invoice_item *all = xcalloc(total ? total : 1, sizeof *all);
-        size_t m = 0;
-        for (size_t k = 0; k < fi[i].pages.n; k++) {
-            const struct do_invoice_items *l = (const struct do_invoice_items *)fi[i].pages.v + k;
-            memcpy(all + m, l->v, l->n * sizeof *l->v);
-            m += l->n;
-        }
-        rc = store_do_replace_invoice_items(p->db, fi[i].uuid, all, m);
-        items += (int64_t)m;
-        free(all);
-    }
-    for (size_t i = 0; rc == ERR_OK && have_hist && i < hist.n; i++) {
-        const struct do_billing_history *l = (const struct do_billing_history *)hist.v + i;
-        for (size_t j = 0; rc == ERR_OK && j < l->n; j++, items++)
-            rc = store_do_add_billing_entry(p->db, &l->v[j]);
-    }
-    if (rc == ERR_OK && have_bal) {
-        rc = store_do_add_balance(p->db, &bal, bal_date);
-        items++;
-    }
-    if (rc == ERR_OK)
-        rc = store_poll_end(p->db, id, wall_now(), source_time, r.n ? r.text : NULL,
-                            (int64_t)(http_client_requests(p->http) - req0), items);
-    if (rc == ERR_OK)
-        rc = store_commit(p->db);
-    if (rc != ERR_OK)
-        store_rollback(p->db);
-    pthread_mutex_unlock(p->lock);
-    if (rc != ERR_OK) {
-        run_fail(&r, rc, "store: %s", err_str(rc));
-        record_failed_run(p, "do_billing", started, source_time, r.text,
-                          (int64_t)(http_client_requests(p->http) - req0));
-    }
-    for (size_t i = 0; i < nfi; i++) {
-        free(fi[i].uuid);
-        pages_release(&fi[i].pages);
-    }
-    free(fi);
-    pages_release(&inv);
-    pages_release(&hist);
     return r.n ? r.first : ERR_OK;
 }
 
@@ -735,7 +356,7 @@ enum err poll_do_once(struct poll_do *p, enum poll_do_what what) {
             first = e;
     }
     if (what & POLL_DO_BILLING) {
-        e = poll_billing(p);
+        e = poll_do_billing(p);
         if (first == ERR_OK)
             first = e;
     }
