@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/cost.h"
-
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
@@ -326,32 +324,59 @@ int64_t boot_more_needed(const struct boot_interval *d) {
     return more < 1 ? 1 : more;
 }
 
-enum err boot_spread(int64_t total, const int64_t *weights, size_t n, struct boot_item *items) {
+struct rem {
+    i128 rem;
+    size_t i;
+};
+
+static int rem_cmp(const void *a, const void *b) {
+    const struct rem *x = a, *y = b;
+    if (x->rem != y->rem)
+        return x->rem > y->rem ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+enum err boot_split(int64_t total, const int64_t *weights, size_t n, int64_t *parts) {
     if (total < 0)
         return ERR_INVAL;
-    if (n == 0)
-        return total == 0 ? ERR_OK : ERR_INVAL;
-    int64_t *w = malloc(n * sizeof *w), *parts = malloc(n * sizeof *parts);
-    if (!w || !parts) {
-        free(w);
-        free(parts);
-        return ERR_NOMEM;
-    }
-    bool any = false;
-    enum err rc = ERR_OK;
+    i128 sum = 0;
     for (size_t i = 0; i < n; i++) {
         if (weights[i] < 0)
-            rc = ERR_INVAL;
-        any = any || weights[i] > 0;
+            return ERR_INVAL;
+        sum += weights[i];
     }
-    for (size_t i = 0; i < n; i++)
-        w[i] = any ? weights[i] : 1;
-    if (rc == ERR_OK)
-        rc = cost_split(total, w, n, parts);
-    if (rc == ERR_OK)
-        for (size_t i = 0; i < n; i++)
-            items[i].cost = parts[i];
-    free(w);
+    if (n == 0)
+        return total == 0 ? ERR_OK : ERR_INVAL;
+    bool equal = sum == 0;
+    if (equal)
+        sum = (i128)n;
+    struct rem *r = malloc(n * sizeof *r);
+    if (!r)
+        return ERR_NOMEM;
+    int64_t given = 0;
+    for (size_t i = 0; i < n; i++) {
+        i128 num = (i128)total * (equal ? 1 : weights[i]);
+        parts[i] = (int64_t)(num / sum);
+        r[i] = (struct rem){num - (i128)parts[i] * sum, i};
+        given += parts[i];
+    }
+    /* total - given < n: one µ$ each to the largest remainders */
+    qsort(r, n, sizeof *r, rem_cmp);
+    for (size_t k = 0; given < total && k < n; k++, given++)
+        parts[r[k].i]++;
+    free(r);
+    return ERR_OK;
+}
+
+enum err boot_spread(int64_t total, const int64_t *weights, size_t n, struct boot_item *items) {
+    if (n == 0)
+        return total == 0 ? ERR_OK : ERR_INVAL;
+    int64_t *parts = malloc(n * sizeof *parts);
+    if (!parts)
+        return ERR_NOMEM;
+    enum err rc = boot_split(total, weights, n, parts);
+    for (size_t i = 0; rc == ERR_OK && i < n; i++)
+        items[i].cost = parts[i];
     free(parts);
     return rc;
 }

@@ -89,8 +89,14 @@ int boot_verdict(const struct boot_interval *d);
  * 0) or when the interval already excludes 0 (then 0). */
 int64_t boot_more_needed(const struct boot_interval *d);
 
-/* Splits total (>= 0) over n items in proportion to weights (>= 0) by largest
- * remainder, so the parts sum to total exactly (ties to the lower index), and
+/* Splits total (>= 0) over n parts in proportion to weights (>= 0) by largest
+ * remainder in O(n log n): the parts sum to total exactly; ties go to the lower
+ * index; all weights 0: equal weights. ERR_INVAL on a negative value or n == 0
+ * with total != 0; ERR_NOMEM. */
+enum err boot_split(int64_t total, const int64_t *weights, size_t n, int64_t *parts);
+
+/* boot_split written to items[i].cost. Splits total (>= 0) over n items in proportion to weights
+ * (>= 0) by largest remainder, so the parts sum to total exactly (ties to the lower index), and
  * writes them to items[i].cost. All weights 0 → equal weights. ERR_INVAL on a
  * negative value. Used to charge a configuration's cost (allocated + idle) to
  * its tasks in proportion to their allocated cost. */

@@ -82,6 +82,7 @@ void cost_result_free(struct cost_result *r) {
     free(r->reclaims);
     free(r->advice);
     free(r->attempts);
+    free(r->tasks);
     free(r);
 }
 
@@ -468,6 +469,8 @@ static enum err compute_all(const struct cost_input *in, const struct cost_query
     r->nodes = zalloc(in->n_nodes, sizeof *r->nodes, &rc);
     if (q->want_attempts) {
         r->attempts = zalloc(in->n_attempts, sizeof *r->attempts, &rc);
+        if (r->attempts)
+            r->tasks = zalloc(in->n_tasks ? in->n_tasks : 1, sizeof *r->tasks, &rc);
         for (size_t i = 0; r->attempts && i < in->n_attempts; i++)
             r->attempts[i].restore_seconds = COST_NULL;
     }

@@ -320,6 +320,19 @@ struct cost_attempt_result {
     int64_t allocated;       /* µ$ of its node-seconds in the window */
 };
 
+/* Per-task figures (with cost_query.want_attempts), for the uncertainty of the
+ * cost per successful task (query/uncertainty.h). */
+struct cost_task_result {
+    bool selected;     /* in the query's filters (configuration, experiment, namespace) */
+    int64_t succeeded; /* successes it counts for in W (N for an N-completion Job) */
+    /* Counterfactual: the exact numerator of its priced winners' On-Demand cost
+     * in units of 1 / cf_den µ$ (cost_result.cf_den), and how many winners were
+     * priced; the configuration's counterfactual_cost is their sum over cf_den,
+     * rounded once. */
+    int64_t cf_num;
+    int64_t cf_priced;
+};
+
 struct cost_result {
     int64_t from, to, now;
     struct cost_config_result configs[COST_NCONFIG]; /* indexed by enum cost_config */
@@ -345,6 +358,10 @@ struct cost_result {
     /* With cost_query.want_attempts: one row per input attempt, in input order;
      * otherwise NULL. */
     struct cost_attempt_result *attempts;
+    /* With cost_query.want_attempts: one row per input task, in input order;
+     * otherwise NULL. cf_den: the denominator of their cf_num (>= 1). */
+    struct cost_task_result *tasks;
+    int64_t cf_den;
 };
 
 /* Computes the window. On ERR_OK *out is a new result (cost_result_free); it

@@ -39,6 +39,7 @@ struct cost_pool_rt {
 
 /* One winner of a successful spot/fallback task in W, priced after the task pass. */
 struct cost_cf_sample {
+    int32_t task;  /* the task row; -1 composed from stored days */
     int32_t pool;  /* the winner's node's pool row */
     int32_t group; /* configuration group */
     int64_t at;    /* when it ran: container start, else held start */

@@ -459,8 +459,13 @@ static enum err inject_pools(struct cost_ctx *x, const struct cost_partial *s,
         int32_t p = pool_row(x, pix, e->pool);
         if (p < 0)
             return ERR_INVAL;
-        struct cost_cf_sample smp = {
-            .pool = p, .group = e->config, .at = e->seg, .work = e->work, .wg = e->wg, .n = e->n};
+        struct cost_cf_sample smp = {.task = -1, /* composed: no task of this computation */
+                                     .pool = p,
+                                     .group = e->config,
+                                     .at = e->seg,
+                                     .work = e->work,
+                                     .wg = e->wg,
+                                     .n = e->n};
         enum err rc = buf_append(&x->cf, &smp, sizeof smp);
         if (rc != ERR_OK)
             return rc;

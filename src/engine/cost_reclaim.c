@@ -257,12 +257,21 @@ enum err cost_counterfactual(struct cost_ctx *x) {
         const struct cost_price *pp = &in->prices[k];
         if (pp->gpus <= 0 || pp->price_hourly <= 0 || l % pp->gpus != 0)
             continue;
-        num[smp->group] += (i128)smp->wg * pp->price_hourly * (l / pp->gpus);
+        i128 one = (i128)smp->wg * pp->price_hourly * (l / pp->gpus);
+        num[smp->group] += one;
         priced[smp->group] += smp->n;
+        if (r->tasks && smp->task >= 0) { /* one winner of a task of this computation */
+            struct cost_task_result *tr = &r->tasks[smp->task];
+            if (one > INT64_MAX - tr->cf_num)
+                return ERR_TOOBIG;
+            tr->cf_num += (int64_t)one;
+            tr->cf_priced += smp->n;
+        }
         work[smp->group] += smp->work;
     }
     i128 sel = 0;
     i128 den = (i128)l * 3600;
+    r->cf_den = l * 3600;
     for (int c = 0; c < 2; c++) {
         struct cost_config_result *cr = &r->configs[c];
         i128 q = (num[c] + den / 2) / den; /* >= 0: half away from zero */

@@ -87,10 +87,11 @@ static int64_t nth_largest(int64_t *v, size_t k, int64_t n) {
 }
 
 /* Counterfactual On-Demand work of one winning attempt (cost.h), priced later. */
-static enum err cf_winner(struct cost_ctx *x, int g, const struct cost_attempt *a,
+static enum err cf_winner(struct cost_ctx *x, int32_t t, int g, const struct cost_attempt *a,
                           const struct held_rt *h) {
     const struct cost_node_rt *rt = &x->nrt[a->node];
-    struct cost_cf_sample smp = {.pool = rt->pool,
+    struct cost_cf_sample smp = {.task = t,
+                                 .pool = rt->pool,
                                  .group = g,
                                  .at = a->started_at ? a->started_at : h->s,
                                  .gpus = a->gpu_request,
@@ -217,12 +218,17 @@ static bool task_cut(const struct cost_ctx *x, const struct task_st *ts) {
 static void count_outcome(const struct cost_ctx *x, const struct task_st *ts) {
     const struct cost_task *task = ts->task;
     struct cost_group_acc *ga = ts->ga;
+    int64_t ok = 0;
     if (task->outcome == COST_TASK_SUCCEEDED && cost_in_window(x->q, task->completed_at)) {
-        ga->succeeded += ts->nwin;
+        ok = ts->nwin;
     } else if (task->outcome == COST_TASK_FAILED && cost_in_window(x->q, task->completed_at)) {
-        int64_t ok = ts->nwin > 1 ? cost_min64((int64_t)ts->nsucc, ts->nwin) : 0;
-        ga->succeeded += ok;
+        ok = ts->nwin > 1 ? cost_min64((int64_t)ts->nsucc, ts->nwin) : 0;
         ga->failed += ts->nwin - ok;
+    }
+    ga->succeeded += ok;
+    if (x->r->tasks) {
+        x->r->tasks[ts->t].selected = ts->g < COST_NCONFIG;
+        x->r->tasks[ts->t].succeeded = ok;
     }
 }
 
@@ -381,7 +387,7 @@ static enum err counterfactual(struct cost_ctx *x, const struct task_st *ts) {
         const struct cost_attempt *a = at(x, i);
         if (!ts->hr[i - ts->lo].win || a->node < 0)
             continue; /* unpriced */
-        enum err rc = cf_winner(x, ts->g, a, &ts->hr[i - ts->lo]);
+        enum err rc = cf_winner(x, ts->t, ts->g, a, &ts->hr[i - ts->lo]);
         if (rc != ERR_OK)
             return rc;
     }

@@ -1,0 +1,46 @@
+/* uncertainty — how sure the window's cost per successful task is, per
+ * configuration, and whether Spot is really cheaper (docs/cost-model.md
+ * "Uncertainty"): builds one bootstrap sample per configuration from a computed
+ * window and runs engine/bootstrap over it.
+ *
+ * The sample of configuration C: every selected task of C that held a node in
+ * the window or succeeded in it. Each task is charged C's cost (allocated +
+ * idle) in proportion to its attempts' allocated cost in the window, so the
+ * items sum to C's reported cost exactly and the full sample's statistic is the
+ * reported cost per successful task; it counts its successes in the window (N
+ * for an N-completion Job); tasks interrupted by the same reclaim form one block.
+ * The paired Spot-vs-counterfactual difference prices each successful task's
+ * winning attempt at the On-Demand rate (cost_attempt_result.counterfactual).
+ *
+ * Pure apart from memory; thread rule: any thread. */
+#ifndef SPOTLEDGER_UNCERTAINTY_H
+#define SPOTLEDGER_UNCERTAINTY_H
+
+#include "base/err.h"
+#include "engine/bootstrap.h"
+#include "engine/cost.h"
+
+enum unc_diff {
+    UNC_SPOT_VS_ON_DEMAND = 0,      /* measured Spot - measured pure On-Demand */
+    UNC_FALLBACK_VS_ON_DEMAND,      /* measured fallback - measured pure On-Demand */
+    UNC_SPOT_VS_COUNTERFACTUAL,     /* Spot - the same tasks priced On-Demand */
+    UNC_FALLBACK_VS_COUNTERFACTUAL, /* fallback - the same tasks priced On-Demand */
+};
+#define UNC_NDIFF 4
+
+struct unc_result {
+    struct boot_params params;                   /* as used (defaults filled in) */
+    struct boot_interval per_task[COST_NCONFIG]; /* cost per successful task */
+    struct boot_interval diff[UNC_NDIFF];
+};
+
+/* Names for the API, CSV and metrics: "spot_vs_on_demand", ... */
+const char *unc_diff_name(enum unc_diff d);
+
+/* r must have been computed from in with q->want_attempts. p may be NULL
+ * (defaults). ERR_INVAL without per-attempt results or on bad params; ERR_NOMEM. */
+enum err unc_compute(const struct cost_input *in, const struct cost_query *q,
+                     const struct cost_result *r, const struct boot_params *p,
+                     struct unc_result *out);
+
+#endif
