@@ -228,8 +228,8 @@ void api_task(struct request *req, struct response *resp) {
     }
     struct calc c;
     memset(&c, 0, sizeof c);
-    enum err rc = store_cost_load_task(
-        req->db, uid, calc_default_config(req->app ? &req->app->calc : NULL), &c.data);
+    struct store_cost_opts o = calc_store_opts(req->app ? &req->app->calc : NULL);
+    enum err rc = store_cost_load_task(req->db, uid, &o, &c.data);
     if (rc != ERR_OK) {
         response_error(resp, 500, "database", "cannot read the task: %s", err_str(rc));
         return;

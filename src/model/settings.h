@@ -22,6 +22,8 @@ struct calc_settings {
     const char *default_configuration;         /* --default-configuration; NULL: fallback */
     const struct config_pair *on_demand_sizes; /* --on-demand-size SPOT=OD, flag order */
     size_t n_on_demand_sizes;
+    const struct config_pair *spot_labels; /* --spot-label KEY=VALUE; none: the two defaults */
+    size_t n_spot_labels;
 };
 
 #endif

@@ -14,6 +14,15 @@ enum cost_config calc_default_config(const struct calc_settings *cfg) {
     return c;
 }
 
+struct store_cost_opts calc_store_opts(const struct calc_settings *cfg) {
+    struct store_cost_opts o = {.default_config = calc_default_config(cfg)};
+    if (cfg) {
+        o.spot_labels = cfg->spot_labels;
+        o.n_spot_labels = cfg->n_spot_labels;
+    }
+    return o;
+}
+
 static void build_od(struct calc *c) {
     size_t extra = c->cfg ? c->cfg->n_on_demand_sizes : 0;
     c->od = xcalloc(extra + c->data->n_od_sizes + 1, sizeof *c->od);
@@ -52,7 +61,8 @@ enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t loa
                   int64_t load_to, const struct cost_query *q, struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
-    enum err rc = store_cost_load(db, load_from, load_to, calc_default_config(cfg), &out->data);
+    struct store_cost_opts o = calc_store_opts(cfg);
+    enum err rc = store_cost_load(db, load_from, load_to, &o, &out->data);
     if (rc != ERR_OK)
         return rc;
     build_od(out);
@@ -88,7 +98,8 @@ enum err calc_compose(struct store *db, const struct calc_settings *cfg, const s
                       const struct cost_partial *sum, struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
-    enum err rc = store_cost_load_nodes(db, q->from, q->to, calc_default_config(cfg), &out->data);
+    struct store_cost_opts o = calc_store_opts(cfg);
+    enum err rc = store_cost_load_nodes(db, q->from, q->to, &o, &out->data);
     if (rc != ERR_OK)
         return rc;
     build_od(out);
@@ -160,7 +171,8 @@ enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64
                         int64_t now, struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
-    enum err rc = store_cost_load(db, from, to, calc_default_config(cfg), &out->data);
+    struct store_cost_opts o = calc_store_opts(cfg);
+    enum err rc = store_cost_load(db, from, to, &o, &out->data);
     if (rc != ERR_OK)
         return rc;
     /* the loader brings every attempt of the touched tasks, and their nodes */

@@ -26,6 +26,9 @@ struct calc {
 
 /* The configuration of unlabelled Jobs (--default-configuration). */
 enum cost_config calc_default_config(const struct calc_settings *cfg);
+/* What the window loader takes from cfg (NULL: every default): the default
+ * configuration and the --spot-label pairs (borrowed from cfg). */
+struct store_cost_opts calc_store_opts(const struct calc_settings *cfg);
 
 /* Loads rows for [load_from, load_to) and computes q (q->od_sizes is filled in).
  * On error *out is released. ERR_DB, ERR_BUSY, ERR_NOMEM, cost_compute's errors. */

@@ -1,6 +1,8 @@
 /* compose — a window from its days' partial sums (contract in compose.h). */
 #include "query/compose.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +36,8 @@ static void take_row(void *arg, const struct store_partial_row *row) {
 static enum err capture(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
                         int64_t now, struct cost_partial **out) {
     struct store_cost_data *d = NULL;
-    enum err rc = store_cost_load(db, from, to, calc_default_config(cfg), &d);
+    struct store_cost_opts o = calc_store_opts(cfg);
+    enum err rc = store_cost_load(db, from, to, &o, &d);
     if (rc != ERR_OK)
         return rc;
     struct cost_query pq = {.from = from, .to = to, .now = now};
@@ -120,6 +123,28 @@ static enum err collect(struct store *db, const struct calc_settings *cfg,
     return rc;
 }
 
+/* What a stored partial depends on besides the rows and the engine: the
+ * default configuration, and the --spot-label pairs (a pool's capacity decides
+ * which losses are reclaim evidence) as an FNV-1a hash, only when configured
+ * (so partials stored before the labels joined the key stay valid). */
+static void settings_key(const struct calc_settings *cfg, char *out, size_t cap) {
+    const char *dflt = cost_config_name(calc_default_config(cfg));
+    if (!cfg || !cfg->n_spot_labels) {
+        snprintf(out, cap, "%s", dflt);
+        return;
+    }
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (size_t i = 0; i < cfg->n_spot_labels; i++) {
+        const char *parts[2] = {cfg->spot_labels[i].key, cfg->spot_labels[i].value};
+        for (int k = 0; k < 2; k++) {
+            for (const char *c = parts[k] ? parts[k] : ""; *c; c++)
+                h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
+            h = (h ^ (unsigned char)(k ? '\n' : '=')) * UINT64_C(1099511628211);
+        }
+    }
+    snprintf(out, cap, "%s;spot-labels=%016llx", dflt, (unsigned long long)h);
+}
+
 enum err compose_run(struct store *db, struct store *writer, pthread_mutex_t *writer_lock,
                      const struct calc_settings *cfg, const struct cost_query *q, struct calc *out,
                      struct compose_stats *stats) {
@@ -131,7 +156,8 @@ enum err compose_run(struct store *db, struct store *writer, pthread_mutex_t *wr
     if (d1 - d0 < COMPOSE_MIN_DAYS || d1 - d0 > COMPOSE_MAX_DAYS)
         return ERR_NOTFOUND;
     int64_t now = q->now < q->from ? q->from : q->now; /* as calc_run computes it */
-    const char *dflt = cost_config_name(calc_default_config(cfg));
+    char dflt[64];
+    settings_key(cfg, dflt, sizeof dflt);
     size_t nd = (size_t)(d1 - d0);
     int64_t(*version)[2] = xcalloc(nd, sizeof *version);
     struct stored s = {d0, (int64_t)nd, (const int64_t(*)[2])version, xcalloc(nd, sizeof(void *))};

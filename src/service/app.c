@@ -26,6 +26,8 @@ void app_use_config(struct app *app, const struct config *cfg) {
         .default_configuration = cfg->default_configuration,
         .on_demand_sizes = cfg->on_demand_sizes,
         .n_on_demand_sizes = (size_t)cfg->n_on_demand_sizes,
+        .spot_labels = cfg->spot_labels,
+        .n_spot_labels = (size_t)cfg->n_spot_labels,
     };
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "store/store_internal.h"
+#include "base/buf.h"
+#include "base/jsonw.h"
 #include "base/xalloc.h"
 
 static int64_t col_time(sqlite3_stmt *st, int col) {
@@ -28,47 +30,16 @@ void store_cost_free(struct store_cost_data *d) {
 }
 
 /* A pool is spot by its slug / DO labels / --spot-pool (capacity_type, set by
- * the DO poller) or by its nodes' Kubernetes labels (the default spot labels). */
-#define NODE_LABEL(k)                                                                              \
-    "(CASE WHEN json_valid(n.labels_json) THEN json_extract(n.labels_json, '$.\"" k "\"') END)"
+ * the DO poller) or by its nodes' Kubernetes labels matching a spot label (?1: a
+ * JSON array of [key, value] pairs). */
 static const char SQL_POOLS[] =
-    "SELECT p.id, p.name, p.size, CASE WHEN p.capacity_type = 'spot' OR EXISTS (SELECT 1 FROM "
-    "nodes n WHERE n.pool_id = p.id AND (" NODE_LABEL(
-        "doks.digitalocean.com/capacity-type") " = 'spot' OR " NODE_LABEL("gpu-pool-type") " = "
-                                                                                           "'spot')"
-                                                                                           ") THEN "
-                                                                                           "'spot' "
-                                                                                           "ELSE "
-                                                                                           "'on-"
-                                                                                           "demand'"
-                                                                                           " END, "
-                                                                                           "p."
-                                                                                           "price_"
-                                                                                           "hourly_"
-                                                                                           "micro, "
-                                                                                           "p."
-                                                                                           "deleted"
-                                                                                           "_at, "
-                                                                                           " ("
-                                                                                           "SELECT "
-                                                                                           "min(r."
-                                                                                           "first_"
-                                                                                           "signal_"
-                                                                                           "at) "
-                                                                                           "FROM "
-                                                                                           "reclaim"
-                                                                                           "s r "
-                                                                                           "WHERE "
-                                                                                           "r.pool_"
-                                                                                           "id = "
-                                                                                           "p.id) "
-                                                                                           "FROM "
-                                                                                           "node_"
-                                                                                           "pools "
-                                                                                           "p "
-                                                                                           "ORDER "
-                                                                                           "BY "
-                                                                                           "p.id";
+    "SELECT p.id, p.name, p.size, CASE WHEN p.capacity_type = 'spot' OR EXISTS (SELECT 1 "
+    "FROM nodes n, json_each(CASE WHEN json_valid(n.labels_json) THEN n.labels_json END) j, "
+    "json_each(?1) l WHERE n.pool_id = p.id AND j.type = 'text' "
+    "AND j.key = json_extract(l.value, '$[0]') AND j.value = json_extract(l.value, '$[1]')) "
+    "THEN 'spot' ELSE 'on-demand' END, p.price_hourly_micro, p.deleted_at, "
+    "(SELECT min(r.first_signal_at) FROM reclaims r WHERE r.pool_id = p.id) "
+    "FROM node_pools p ORDER BY p.id";
 
 /* Nodes whose billable life [start, end + 60 s) may touch [from, to). */
 static const char SQL_NODES[] =
@@ -159,11 +130,43 @@ static const char SQL_OD_PRICES[] =
     "SELECT sp.slug, sp.price_hourly_micro FROM size_prices sp "
     "WHERE sp.observed_at = (SELECT max(observed_at) FROM size_prices WHERE slug = sp.slug)";
 
-static enum err load_pools(struct store *s, struct store_cost_data *d) {
+/* The default spot labels (poll_do.h: none configured). */
+static const struct config_pair default_spot_labels[] = {
+    {(char *)"doks.digitalocean.com/capacity-type", (char *)"spot"},
+    {(char *)"gpu-pool-type", (char *)"spot"},
+};
+
+static enum err load_pools(struct store *s, struct store_cost_data *d,
+                           const struct store_cost_opts *opts) {
+    const struct config_pair *lv = default_spot_labels;
+    size_t nl = sizeof default_spot_labels / sizeof default_spot_labels[0];
+    if (opts && opts->n_spot_labels) {
+        lv = opts->spot_labels;
+        nl = opts->n_spot_labels;
+    }
+    struct buf lj; /* [[key, value], ...] */
+    buf_init(&lj, 0);
+    struct jsonw w;
+    jsonw_init(&w, &lj);
+    jsonw_arr(&w);
+    for (size_t i = 0; i < nl; i++) {
+        jsonw_arr(&w);
+        jsonw_str(&w, lv[i].key);
+        jsonw_str(&w, lv[i].value);
+        jsonw_arr_end(&w);
+    }
+    jsonw_arr_end(&w);
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_POOLS, &st);
-    if (rc != ERR_OK)
+    if (rc != ERR_OK) {
+        buf_release(&lj);
         return rc;
+    }
+    if (sqlite3_bind_text(st, 1, lj.data ? lj.data : "[]", -1, SQLITE_TRANSIENT) != SQLITE_OK) {
+        buf_release(&lj);
+        return store_fail(s, SQLITE_NOMEM, "bind spot labels");
+    }
+    buf_release(&lj);
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -708,13 +711,14 @@ static enum err load_prices(struct store *s, struct store_cost_data *d) {
 /* Loads pools, then nodes (task_uid NULL: by window; else the task's), then
  * tasks with their attempts, then prices. */
 static enum err load(struct store *s, int64_t from, int64_t to, const char *task_uid,
-                     bool nodes_only, enum cost_config default_config,
+                     bool nodes_only, const struct store_cost_opts *opts,
                      struct store_cost_data **out) {
+    enum cost_config default_config = opts ? opts->default_config : COST_FALLBACK;
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     struct cost_index *pool_ix = NULL, *node_ix = NULL;
     int64_t back = 0, life = 0;
     sqlite3_stmt *st = NULL;
-    enum err rc = load_pools(s, d);
+    enum err rc = load_pools(s, d, opts);
     if (rc == ERR_OK && d->in.n_pools)
         rc = cost_index_new(&d->pools[0].id, sizeof d->pools[0], d->in.n_pools, &pool_ix);
     if (rc == ERR_OK && !task_uid)
@@ -759,17 +763,17 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     return ERR_OK;
 }
 
-enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
-                         struct store_cost_data **out) {
-    return load(s, from, to, NULL, false, default_config, out);
+enum err store_cost_load(struct store *s, int64_t from, int64_t to,
+                         const struct store_cost_opts *opts, struct store_cost_data **out) {
+    return load(s, from, to, NULL, false, opts, out);
 }
 
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
-                               enum cost_config default_config, struct store_cost_data **out) {
-    return load(s, from, to, NULL, true, default_config, out);
+                               const struct store_cost_opts *opts, struct store_cost_data **out) {
+    return load(s, from, to, NULL, true, opts, out);
 }
 
 enum err store_cost_load_task(struct store *s, const char *task_uid,
-                              enum cost_config default_config, struct store_cost_data **out) {
-    return load(s, 0, 0, task_uid, false, default_config, out);
+                              const struct store_cost_opts *opts, struct store_cost_data **out) {
+    return load(s, 0, 0, task_uid, false, opts, out);
 }

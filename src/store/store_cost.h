@@ -8,7 +8,9 @@
  * when only its attempts fell in the ranges loaded (so no figure depends on the
  * range a query loaded); attempts whose task row does not exist yet get a task
  * with the default configuration; every NotReady spell of the loaded nodes.
- * Configuration labels are resolved here: NULL or unknown -> default_config.
+ * Configuration labels are resolved here: NULL or unknown -> opts' default_config;
+ * a pool is spot by its capacity_type or by its nodes' labels against opts'
+ * spot labels.
  * Thread rule: the thread owning the store. */
 #ifndef SPOTLEDGER_STORE_COST_H
 #define SPOTLEDGER_STORE_COST_H
@@ -17,7 +19,19 @@
 
 #include "engine/cost.h"
 #include "base/err.h"
+#include "model/settings.h"
 #include "store/store.h"
+
+/* What the loader takes from the service's settings (query/calc fills it from
+ * struct calc_settings); the store never reads configuration itself. */
+struct store_cost_opts {
+    enum cost_config default_config; /* unlabelled Jobs (--default-configuration) */
+    /* --spot-label KEY=VALUE pairs: a pool one of whose nodes' Kubernetes labels
+     * matches one is spot; NULL/0: the two defaults
+     * (doks.digitalocean.com/capacity-type=spot, gpu-pool-type=spot). */
+    const struct config_pair *spot_labels;
+    size_t n_spot_labels;
+};
 
 struct store_cost_data {
     struct cost_input in;
@@ -34,18 +48,19 @@ struct store_cost_data {
     struct store_arena *arena;
 };
 
-/* Loads the data for [from, to). *out is new (store_cost_free). ERR_DB, ERR_NOMEM. */
-enum err store_cost_load(struct store *s, int64_t from, int64_t to, enum cost_config default_config,
-                         struct store_cost_data **out);
+/* Loads the data for [from, to) (opts NULL: every default). *out is new
+ * (store_cost_free). ERR_DB, ERR_NOMEM. */
+enum err store_cost_load(struct store *s, int64_t from, int64_t to,
+                         const struct store_cost_opts *opts, struct store_cost_data **out);
 /* Loads what store_cost_load loads for [from, to) except tasks, attempts and
  * NotReady spells: the same pools, nodes and prices (cost_compose's input, so a
  * composed window sees exactly the nodes a direct one would). */
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
-                               enum cost_config default_config, struct store_cost_data **out);
+                               const struct store_cost_opts *opts, struct store_cost_data **out);
 /* Loads one task (by uid), all its attempts and the nodes they used.
  * The task is absent (n_tasks == 0) when the uid is unknown. */
 enum err store_cost_load_task(struct store *s, const char *task_uid,
-                              enum cost_config default_config, struct store_cost_data **out);
+                              const struct store_cost_opts *opts, struct store_cost_data **out);
 void store_cost_free(struct store_cost_data *d);
 
 #endif

@@ -195,7 +195,7 @@ static int cmd_summary(const char *dbpath, int64_t from, int64_t to, int reps) {
         buf_init(&out, 0);
         double a = now_ms();
         struct store_cost_data *d = NULL;
-        if (store_cost_load(s, from, to, COST_FALLBACK, &d) != ERR_OK)
+        if (store_cost_load(s, from, to, NULL, &d) != ERR_OK)
             return 1;
         tl[r] = now_ms() - a;
         ntasks = d->in.n_tasks;

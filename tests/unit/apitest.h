@@ -57,8 +57,8 @@ static inline void apitest_setup(struct apitest *t, const char *const *flags) {
     if (config_parse(&t->cfg, argc, argv, apitest_no_env, err, sizeof err) != CONFIG_OK)
         fail_msg("config: %s", err);
     app_init(&t->app);
-    t->app.cfg = &t->cfg;
-    t->now = TESTDB_T0 + 8 * 86400; /* the week of TESTDB_T0 is closed */
+    app_use_config(&t->app, &t->cfg); /* as the service does: app.cfg and app.calc */
+    t->now = TESTDB_T0 + 8 * 86400;   /* the week of TESTDB_T0 is closed */
 }
 
 /* Opens the read-only connection the handlers use (after the rows are in). */

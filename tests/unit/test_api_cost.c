@@ -260,6 +260,76 @@ static void test_reclaims(void **state) {
     assert_int_equal(jlen(t, "reclaims"), 0);
 }
 
+/* --spot-label reaches the window loader (docs/cost-model.md "Spot pools and
+ * reclaims"): pool-pre (size gpu-y, no "-spot", on-demand as DigitalOcean lists
+ * it) has a node P labelled cloud.example/capacity=preemptible. Spot task J4 runs
+ * on P 3600 s (T0 + 20000 -> T0 + 23600); P bills 3600 s x 500 µ$/s = 1.800000,
+ * all J4's. With the flag pool-pre is spot, so J4's counterfactual is priced at
+ * the fallback pool's size gpu-x: 3600 s x 1 GPU x 1000 µ$/s = 3.600000; without
+ * it the pool is on-demand and J4 prices at its own size gpu-y: 3600 x 500 =
+ * 1.800000. Failed before: the loader knew only the two default labels. */
+static void spot_label_rows(struct apitest *t) {
+    const long long t0 = TESTDB_T0;
+    testdb_execf(
+        &t->db,
+        "INSERT INTO sizes(slug, vcpus, memory_mb, gpu_count, first_seen, last_seen) VALUES"
+        " ('gpu-y', 8, 65536, 1, %lld, %lld);"
+        "INSERT INTO size_prices VALUES ('gpu-y', %lld, 1800000, 1209600000);"
+        "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, price_hourly_micro,"
+        " first_seen, last_seen) VALUES ('pool-pre', 'c1', 'gpu-pre', 'gpu-y', 'on-demand',"
+        " 1800000, %lld, %lld);"
+        "INSERT INTO nodes(name, pool_id, size, price_hourly_micro, created_at, ready_at,"
+        " k8s_deleted_at, gpu_allocatable, cpu_allocatable_milli, labels_json, first_seen,"
+        " last_seen) VALUES ('P', 'pool-pre', 'gpu-y', 1800000, %lld, %lld, %lld, 1, 8000,"
+        " '{\"cloud.example/capacity\":\"preemptible\"}', %lld, %lld);"
+        "INSERT INTO tasks(uid, job_uid, namespace, name, configuration, created_at,"
+        " completed_at, outcome, first_seen, last_seen) VALUES ('J4', 'J4', 'batch', 'job-four',"
+        " 'spot', %lld, %lld, 'succeeded', %lld, %lld);"
+        "INSERT INTO attempts(uid, task_uid, job_uid, namespace, name, node_name, pool_id,"
+        " gpu_request, cpu_request_milli, created_at, scheduled_at, started_at, finished_at,"
+        " phase, exit_code, report_status, first_seen, last_seen) VALUES ('J4-a1', 'J4', 'J4',"
+        " 'batch', 'job-four-p1', 'P', 'pool-pre', 1, 1000, %lld, %lld, %lld, %lld, 'Succeeded',"
+        " 0, 'none', %lld, %lld);",
+        t0 - 3600, t0 - 3600, t0 - 3600, t0 - 3600, t0 - 3600, t0 + 20000, t0 + 20000, t0 + 23600,
+        t0 + 20000, t0 + 23600, t0 + 19999, t0 + 23600, t0 + 19999, t0 + 23600, t0 + 19999,
+        t0 + 20000, t0 + 20000, t0 + 23600, t0 + 19999, t0 + 23600);
+}
+
+/* The capacity_type /api/v1/pools gives pool-pre. */
+static const char *pre_capacity(struct apitest *t) {
+    assert_int_equal(apitest_call(t, "GET /api/v1/pools?" WEEK), 200);
+    char p[64];
+    for (size_t i = 0; i < jlen(t, "pools"); i++) {
+        snprintf(p, sizeof p, "pools.%zu.pool_id", i);
+        if (!strcmp(jstr(t, p), "pool-pre")) {
+            snprintf(p, sizeof p, "pools.%zu.capacity_type", i);
+            return jstr(t, p);
+        }
+    }
+    fail_msg("no pool-pre in %.400s", apitest_body(t));
+    return NULL;
+}
+
+static void test_spot_label_flag(void **state) {
+    (void)state;
+    char path[96];
+    for (int flag = 0; flag < 2; flag++) {
+        struct apitest t;
+        const char *flags[] = {"--spot-label", "cloud.example/capacity=preemptible", NULL};
+        apitest_setup(&t, flag ? flags : NULL);
+        testdb_worked_example(&t.db);
+        spot_label_rows(&t);
+        apitest_open(&t);
+        assert_string_equal(pre_capacity(&t), flag ? "spot" : "on-demand");
+        assert_int_equal(apitest_call(&t, "GET /api/v1/summary?" WEEK), 200);
+        size_t sp = config_index(&t, "spot", "measured");
+        assert_int_equal(jint(&t, CFG(&t, sp, "tasks_succeeded")), 1);
+        assert_int_equal(jmicro(&t, CFG(&t, sp, "cost")), 1800000);
+        assert_int_equal(jmicro(&t, CFG(&t, sp, "counterfactual_cost")), flag ? 3600000 : 1800000);
+        apitest_teardown(&t);
+    }
+}
+
 #define PT(k, b, key)                                                                              \
     (snprintf(path, sizeof path, "series.%zu.points.%d.%s", (k), (b), (key)), path)
 
@@ -349,6 +419,7 @@ int main(void) {
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_timeseries, apitest_setup_worked,
                                         apitest_teardown_state),
+        cmocka_unit_test(test_spot_label_flag),
         cmocka_unit_test_setup_teardown(test_node_counts, apitest_setup_worked,
                                         apitest_teardown_state),
     };

@@ -290,7 +290,7 @@ static enum err run(struct store *s, enum op op) {
     }
     case OP_COST_LOAD: {
         struct store_cost_data *d = NULL;
-        rc = store_cost_load(s, t, t + 86400, COST_FALLBACK, &d);
+        rc = store_cost_load(s, t, t + 86400, NULL, &d);
         if (rc == ERR_OK)
             store_cost_free(d);
         else
@@ -299,7 +299,7 @@ static enum err run(struct store *s, enum op op) {
     }
     case OP_COST_TASK: {
         struct store_cost_data *d = NULL;
-        rc = store_cost_load_task(s, "J2", COST_FALLBACK, &d);
+        rc = store_cost_load_task(s, "J2", NULL, &d);
         if (rc == ERR_OK)
             store_cost_free(d);
         else

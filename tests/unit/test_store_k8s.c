@@ -585,7 +585,7 @@ static void test_v2_removal_not_request(void **state) {
         q_int(f->ro, "SELECT delete_requested_at FROM attempts WHERE uid = 'px'", NULL),
         ts("2026-03-02T10:15:00Z"));
     struct store_cost_data *d = NULL;
-    assert_int_equal(store_cost_load_task(f->s, "jx", COST_FALLBACK, &d), ERR_OK);
+    assert_int_equal(store_cost_load_task(f->s, "jx", NULL, &d), ERR_OK);
     assert_int_equal(d->in.n_attempts, 1);
     struct cost_query q = {.from = ts("2026-03-02T00:00:00Z"),
                            .to = ts("2026-03-03T00:00:00Z"),
@@ -659,9 +659,9 @@ static void test_v2_every_not_ready_spell(void **state) {
         put_json(f->s, node, K8S_NODE, 0, 1000 + i);
     }
     struct store_cost_data *d = NULL;
-    assert_int_equal(store_cost_load(f->s, ts("2026-03-02T00:00:00Z"), ts("2026-03-03T00:00:00Z"),
-                                     COST_FALLBACK, &d),
-                     ERR_OK);
+    assert_int_equal(
+        store_cost_load(f->s, ts("2026-03-02T00:00:00Z"), ts("2026-03-03T00:00:00Z"), NULL, &d),
+        ERR_OK);
     assert_int_equal(d->in.n_nodes, 1);
     assert_int_equal(d->nodes[0].n_spells, 2);
     assert_int_equal(d->nodes[0].spells[0], ts("2026-03-02T10:10:00Z"));
@@ -691,9 +691,9 @@ static void test_v2_spot_from_node_labels(void **state) {
              "\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"2026-03-02T09:01:00Z\"}]}}",
              K8S_NODE, 0, 100);
     struct store_cost_data *d = NULL;
-    assert_int_equal(store_cost_load(f->s, ts("2026-03-02T00:00:00Z"), ts("2026-03-03T00:00:00Z"),
-                                     COST_FALLBACK, &d),
-                     ERR_OK);
+    assert_int_equal(
+        store_cost_load(f->s, ts("2026-03-02T00:00:00Z"), ts("2026-03-03T00:00:00Z"), NULL, &d),
+        ERR_OK);
     assert_int_equal(d->in.n_pools, 2);
     assert_string_equal(d->pools[0].id, "p-lab");
     assert_int_equal(d->pools[0].capacity, COST_CAP_SPOT);
