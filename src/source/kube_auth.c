@@ -230,11 +230,11 @@ void kube_token_init(struct kube_token *t, const char *path) {
 
 void kube_token_init_src(struct kube_token *t, const char *path, const char *fixed,
                          struct kube_exec *exec) {
-    kube_token_init(t, path);
-    if (!t->path) {
-        t->fixed = fixed && *fixed ? fixed : NULL;
-        t->exec = t->fixed ? NULL : exec;
-    }
+    /* client-go: a token takes precedence over tokenFile; the plugin comes last */
+    bool has_fixed = fixed && *fixed;
+    kube_token_init(t, has_fixed ? NULL : path);
+    t->fixed = has_fixed ? fixed : NULL;
+    t->exec = has_fixed || t->path ? NULL : exec;
 }
 
 bool kube_token_refreshable(const struct kube_token *t) {

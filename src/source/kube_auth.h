@@ -84,8 +84,9 @@ struct kube_token {
 
 /* path NULL or "" = no token file (kube_token_get then yields NULL). Never fails. */
 void kube_token_init(struct kube_token *t, const char *path);
-/* A token from a file (path), a static value (fixed) or a plugin (exec), the
- * first of them given; fixed and exec are borrowed and must outlive t. */
+/* A token from a static value (fixed), a file (path) or a plugin (exec), the
+ * first of them given (client-go's order); fixed and exec are borrowed and must
+ * outlive t. */
 void kube_token_init_src(struct kube_token *t, const char *path, const char *fixed,
                          struct kube_exec *exec);
 /* True when a 401 may be cured by asking again (a file or a plugin). */

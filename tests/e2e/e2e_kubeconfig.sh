@@ -113,7 +113,10 @@ i=0
 until [ "$(cat "$tmp/runs" 2>/dev/null || echo 0)" -ge 3 ]; do
   i=$((i + 1)); [ $i -lt 300 ] || fail "the plugin ran $(cat "$tmp/runs") time(s) in 30 s (expected >= 3)"; sleep 0.1
 done
-latest=$(curl -sf --max-time 5 "$base/api/v1/status" | jq -r '.data_latest')
+i=0
+until latest=$(curl -sf --max-time 5 "$base/api/v1/status" | jq -er '.data_latest // empty'); do
+  i=$((i + 1)); [ $i -lt 300 ] || fail "no data within 30 s"; sleep 0.1
+done
 i=0
 until curl -sf --max-time 5 "$base/api/v1/status" | jq -e --arg l "$latest" '.data_latest > $l' >/dev/null 2>&1; do
   i=$((i + 1)); [ $i -lt 300 ] || fail "no new data after the credential was refreshed (data_latest stuck at $latest)"; sleep 0.1

@@ -254,11 +254,18 @@ static void test_exec_source(void **state) {
 static void test_static_token(void **state) {
     (void)state;
     struct kube_token t;
-    kube_token_init_src(&t, NULL, "fixed-token", NULL);
+    /* a token beats tokenFile, as in client-go */
+    const char *f = put("tokfile", "from-file\n");
+    kube_token_init_src(&t, f, "fixed-token", NULL);
     const char *tok = NULL;
     assert_int_equal(kube_token_get(&t, &tok), ERR_OK);
     assert_string_equal(tok, "fixed-token");
     assert_false(kube_token_refreshable(&t));
+    kube_token_release(&t);
+    kube_token_init_src(&t, f, NULL, NULL);
+    assert_int_equal(kube_token_get(&t, &tok), ERR_OK);
+    assert_string_equal(tok, "from-file");
+    assert_true(kube_token_refreshable(&t));
     kube_token_release(&t);
 }
 

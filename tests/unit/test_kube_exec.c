@@ -124,6 +124,7 @@ static void test_rejected_token_reruns(void **state) {
     f->now = 1796083200 - 3600;
     assert_int_equal(kube_exec_get(ex, NULL, &tok, &cert, err, sizeof err), ERR_OK);
     assert_string_equal(tok, "tok-1");
+    secret_free(tok, 0);
     /* an older rejected token (another thread already refreshed): no re-run */
     assert_int_equal(kube_exec_get(ex, "tok-0", &tok, &cert, err, sizeof err), ERR_OK);
     assert_string_equal(tok, "tok-1");
