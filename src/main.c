@@ -242,6 +242,7 @@ int main(int argc, char **argv) {
             .n_spot_labels = cfg.n_spot_labels,
             .poll_interval = cfg.poll_interval,
             .billing_interval = cfg.billing_interval,
+            .sizes_interval = cfg.sizes_interval,
             .http = {.max_response = cfg.max_response},
         };
         enum err prc = tok ? poll_do_new(&po, db, &app.writer_lock, &do_poller) : ERR_NOMEM;

@@ -53,6 +53,8 @@ static const struct opt opts[] = {
      "node pool poll and resync interval (60)"},
     {"billing-interval", OPT_INT, OFF(billing_interval), 0, "SECONDS",
      "billing poll interval (3600)"},
+    {"sizes-interval", OPT_INT, OFF(sizes_interval), 0, "SECONDS",
+     "list price (/v2/sizes) poll interval (900)"},
     {"export-dir", OPT_STR, OFF(export_dir), 0, "DIR", "write weekly CSV files here"},
     {"api-token-file", OPT_STR, OFF(api_token_file), 0, "PATH",
      "read token for the dashboard, API and CSV"},
@@ -245,6 +247,7 @@ static void set_defaults(struct config *cfg) {
     cfg->do_api_url = xstrdup("https://api.digitalocean.com");
     cfg->poll_interval = 60;
     cfg->billing_interval = 3600;
+    cfg->sizes_interval = 900;
     cfg->default_configuration = xstrdup("fallback");
     cfg->web_dir = xstrdup("web");
     cfg->vendor_dir = xstrdup("/usr/share/javascript");

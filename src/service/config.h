@@ -51,6 +51,7 @@ struct config {
     bool no_kube;         /* --no-kube: DigitalOcean only, no Kubernetes watcher */
     int poll_interval;    /* seconds, node pools and Kubernetes resync */
     int billing_interval; /* seconds */
+    int sizes_interval;   /* seconds between /v2/sizes reads (list prices) */
     char *export_dir;     /* NULL: no weekly export */
     char *api_token_file;
     char *admin_token_file;

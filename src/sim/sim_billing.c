@@ -4,9 +4,22 @@
 #include "base/timeutil.h"
 #include "model/billing.h"
 
+int64_t sim_billing_price_at(const struct sim_size *s, int64_t t, const char **text) {
+    int64_t price = s->price_hourly;
+    const char *lit = s->price_hourly_text;
+    for (int k = 0; k < s->nchanges && s->changes[k].at <= t; k++) {
+        price = s->changes[k].price_hourly;
+        lit = s->changes[k].price_hourly_text;
+    }
+    if (text)
+        *text = lit;
+    return price;
+}
+
 int64_t sim_billing_rate(const struct sim_world *w, int node) {
     const struct sim_pool *p = &w->pools[w->nodes[node].pool];
-    return w->sc->sizes[w->sc->pools[p->spec].size_idx].price_hourly;
+    return sim_billing_price_at(&w->sc->sizes[w->sc->pools[p->spec].size_idx],
+                                w->nodes[node].created_t, NULL);
 }
 
 int64_t sim_billing_cents(int64_t micro) {

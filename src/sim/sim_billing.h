@@ -33,7 +33,12 @@ int sim_billing_node(const struct sim_world *w, int node, int64_t now, struct si
 int64_t sim_billing_cents(int64_t micro);
 /* An item's duration as the invoice shows it: hours, a started hour counting whole. */
 int64_t sim_billing_hours(int64_t seconds);
-/* The node's hourly price in micro-dollars. */
+/* The node's hourly price in micro-dollars: its size's list price in force when
+ * its droplet was created (DigitalOcean locks a Droplet's rate at creation). */
 int64_t sim_billing_rate(const struct sim_world *w, int node);
+/* The list price of size s in force at time t (its last price change at or
+ * before t, else its initial price), micro-dollars per hour; *text (if not NULL)
+ * gets the literal as the scenario wrote it, for /v2/sizes. */
+int64_t sim_billing_price_at(const struct sim_size *s, int64_t t, const char **text);
 
 #endif

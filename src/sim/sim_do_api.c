@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/jsonw.h"
+#include "sim/sim_billing.h"
 #include "sim/sim_rng.h"
 
 #define DO_DEFAULT_PER_PAGE 20
@@ -110,7 +111,10 @@ void sim_do_links_meta(struct jsonw *j, const struct page *pg, const char *base,
 
 /* --- sizes --- */
 
-void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s) {
+void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s,
+                      int64_t at) {
+    const char *price_text;
+    int64_t price = sim_billing_price_at(s, at, &price_text);
     jsonw_obj(j);
     jsonw_kstr(j, "slug", s->slug);
     jsonw_kint(j, "memory", s->memory_mb);
@@ -118,9 +122,9 @@ void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct s
     jsonw_kint(j, "disk", s->disk_gb);
     jsonw_kint(j, "transfer", s->gpus ? 15 : 4);
     /* JSON floats as DO sends them, printed exactly from micro-dollars */
-    jsonw_kmoney(j, "price_monthly", s->price_hourly * 672);
+    jsonw_kmoney(j, "price_monthly", price * 672);
     jsonw_key(j, "price_hourly");
-    jsonw_raw(j, s->price_hourly_text);
+    jsonw_raw(j, price_text);
     jsonw_key(j, "regions");
     jsonw_arr(j);
     jsonw_str(j, w->sc->region);
@@ -317,7 +321,7 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
         jsonw_key(&j, "sizes");
         jsonw_arr(&j);
         for (int64_t i = pg.first; i < pg.last; i++)
-            sim_do_size_json(&j, w, &w->sc->sizes[i]);
+            sim_do_size_json(&j, w, &w->sc->sizes[i], now);
         jsonw_arr_end(&j);
         sim_do_links_meta(&j, &pg, base_url, "/v2/sizes");
         jsonw_obj_end(&j);

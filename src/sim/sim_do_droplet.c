@@ -49,7 +49,7 @@ static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, i
     jsonw_arr(j);
     jsonw_arr_end(j);
     jsonw_key(j, "size");
-    sim_do_size_json(j, w, sz);
+    sim_do_size_json(j, w, sz, n->created_t); /* a Droplet keeps the rate of its creation */
     jsonw_kstr(j, "size_slug", sz->slug);
     jsonw_key(j, "networks");
     jsonw_obj(j);

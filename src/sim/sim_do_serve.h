@@ -30,8 +30,9 @@ bool sim_do_paginate(const struct request *req, int64_t total, struct page *pg,
                      struct response *resp);
 /* "links" (pages: first, prev, next, last under base + path) and "meta" (total). */
 void sim_do_links_meta(struct jsonw *j, const struct page *pg, const char *base, const char *path);
-/* One size object of /v2/sizes. */
-void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s);
+/* One size object of /v2/sizes, with the list price in force at `at`. */
+void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s,
+                      int64_t at);
 /* The node exists at now (as DigitalOcean lists it). */
 bool sim_do_node_visible(const struct sim_node *n, int64_t now);
 /* "tags" of the cluster's worker droplets. */

@@ -182,6 +182,10 @@ static void plan_arrivals(struct sim_eng *e, int64_t horizon) {
                 sim_eng_push(e, t, EV_ARRIVE, i, 0, 0);
         }
     }
+    for (int i = 0; i < sc->npools; i++)
+        for (int k = 0; k < sc->pools[i].nnotready; k++)
+            if (sc->pools[i].notready[k].at <= horizon)
+                sim_eng_push(e, sc->pools[i].notready[k].at, EV_SPELL, i, k, 0);
     for (int i = 0; i < sc->nreclaims; i++) {
         const struct sim_reclaim_spec *r = &sc->reclaims[i];
         if (r->at) {
@@ -254,6 +258,15 @@ static void dispatch(struct sim_eng *e, const struct sim_ev *x) {
         break;
     case EV_POOL_RECREATE:
         sim_eng_on_pool_recreate(e, x->a, x->b);
+        break;
+    case EV_SPELL:
+        sim_eng_on_spell(e, x->a, x->b);
+        break;
+    case EV_SPELL_END:
+        sim_eng_on_spell_end(e, x->a, x->b);
+        break;
+    case EV_TAINT_EVICT:
+        sim_eng_on_taint_evict(e, x->a, x->b);
         break;
     }
 }

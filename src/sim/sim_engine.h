@@ -3,7 +3,8 @@
  * heap, the change log and the main loop; sim_engine_pods.c the pools, nodes,
  * Jobs and pods the handlers create and release; sim_engine_run.c the handlers
  * of the life of a Job (arrival, scheduling, autoscaling, containers);
- * sim_engine_reclaim.c the handlers of reclaims and deletions.
+ * sim_engine_reclaim.c the handlers of reclaims and deletions; sim_engine_spell.c
+ * NotReady spells (blips and partitions).
  *
  * Every handler runs at e->now, appends what it makes visible through
  * sim_eng_emit() and schedules what follows with sim_eng_push(). Thread rule:
@@ -41,6 +42,9 @@ enum ev_type {
     EV_SCALE_DOWN,
     EV_EVENT_EXPIRE,
     EV_POOL_RECREATE,
+    EV_SPELL,       /* a: pool spec, b: its notready[] index */
+    EV_SPELL_END,   /* a: node, b: its spell */
+    EV_TAINT_EVICT, /* a: node, b: its spell */
 };
 
 /* One future event of the heap, ordered by (t, ord); a, b, tok: its arguments. */
@@ -121,6 +125,10 @@ void sim_eng_job_finish(struct sim_eng *e, int job, bool failed, const char *rea
 /* The Job controller after a pod failed (counted against backoffLimit or not). */
 void sim_eng_handle_failure(struct sim_eng *e, int pod, bool counted);
 
+/* Whether node n is in an open NotReady spell (unreachable: no status from its
+ * kubelet, which hears nothing either). */
+bool sim_eng_node_unreachable(const struct sim_node *n);
+
 /* --- sim_engine_run.c: the life of a Job --- */
 
 void sim_eng_on_arrive(struct sim_eng *e, int wl_idx);
@@ -130,6 +138,9 @@ void sim_eng_on_node_register(struct sim_eng *e, int node);
 void sim_eng_on_node_ready(struct sim_eng *e, int node);
 void sim_eng_on_cstart(struct sim_eng *e, int pod, int64_t tok);
 void sim_eng_on_cexit(struct sim_eng *e, int pod, int code, int64_t tok);
+/* The container exited at fin_at (<= now; earlier when its node was unreachable
+ * then) and Kubernetes learns it now. */
+void sim_eng_container_exit(struct sim_eng *e, int pod, int code, int64_t fin_at);
 
 /* --- sim_engine_reclaim.c: reclaims and deletions --- */
 
@@ -143,5 +154,13 @@ void sim_eng_on_ttl(struct sim_eng *e, int job);
 void sim_eng_on_scale_down(struct sim_eng *e, int node, int64_t tok);
 void sim_eng_on_event_expire(struct sim_eng *e, int ev);
 void sim_eng_on_pool_recreate(struct sim_eng *e, int spec, int generation);
+/* Marks an attempt interrupted (reclaim r, or -1: another cause). */
+void sim_eng_interrupt(struct sim_eng *e, int pod, int r);
+
+/* --- sim_engine_spell.c: NotReady spells (pools[].notready) --- */
+
+void sim_eng_on_spell(struct sim_eng *e, int spec, int k);
+void sim_eng_on_taint_evict(struct sim_eng *e, int node, int s);
+void sim_eng_on_spell_end(struct sim_eng *e, int node, int s);
 
 #endif

@@ -189,6 +189,7 @@ void sim_eng_pod_create(struct sim_eng *e, int task) {
     p->deleted_t = p->deleted_seq = SIM_NEVER;
     p->counted_seq = SIM_NEVER;
     p->planned_exit_t = SIM_NEVER;
+    p->hidden_exit_t = SIM_NEVER;
     p->reclaim = -1;
     p->outcome = SIM_OUT_PENDING;
     p->created_t = e->now;
@@ -285,6 +286,16 @@ static void pod_kill_for_job(struct sim_eng *e, int pod) {
     if (p->deleted_t != SIM_NEVER || p->delreq_seq != SIM_NEVER || p->fin_t != SIM_NEVER ||
         p->gcfail_t != SIM_NEVER)
         return;
+    if (p->holds_node && p->start_t != SIM_NEVER &&
+        sim_eng_node_unreachable(&e->w->nodes[p->node])) {
+        /* the kubelet cannot hear it: the container stops when the node is back */
+        p->outcome = SIM_OUT_KILLED;
+        p->failure_handled = true;
+        p->delreq_t = e->now;
+        p->delgrace = SIM_POD_GRACE;
+        p->delreq_seq = sim_eng_emit(e, SIM_K_POD, pod, SIM_MODIFIED);
+        return;
+    }
     p->token++;
     sim_eng_pending_remove(e, pod);
     if (p->start_t != SIM_NEVER) {

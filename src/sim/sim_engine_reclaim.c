@@ -52,7 +52,7 @@ void sim_eng_on_reclaim(struct sim_eng *e, int spec) {
     sim_eng_push(e, e->now + sc->reclaim_drain_after, EV_EVICT, pool, r, 0);
 }
 
-static void interrupt(struct sim_eng *e, int pod, int r) {
+void sim_eng_interrupt(struct sim_eng *e, int pod, int r) {
     struct sim_world *w = e->w;
     struct sim_pod *p = &w->pods[pod];
     if (p->interrupted)
@@ -75,7 +75,7 @@ void sim_eng_on_evict(struct sim_eng *e, int pool, int r) {
         if (!p->holds_node || w->nodes[p->node].pool != pool || p->delreq_seq != SIM_NEVER)
             continue;
         const struct sim_workload *wl = sim_eng_job_wl(e, p->job);
-        interrupt(e, pod, r);
+        sim_eng_interrupt(e, pod, r);
         p->disrupt_t = e->now;
         p->disrupt_reason = "EvictionByEvictionAPI";
         p->disrupt_msg = "Eviction API: evicting";
@@ -143,6 +143,8 @@ void sim_eng_on_node_delete(struct sim_eng *e, int node) {
     n = &w->nodes[node];
     int pool = n->pool;
     int64_t lost = n->notready_t != SIM_NEVER ? n->notready_t : e->now;
+    if (sim_eng_node_unreachable(n) && n->spells[n->nspells - 1].from < lost)
+        lost = n->spells[n->nspells - 1].from;
     int reclaim = -1;
     for (int r = 0; r < w->nreclaims; r++)
         if (w->reclaims[r].pool == pool)
@@ -154,9 +156,10 @@ void sim_eng_on_node_delete(struct sim_eng *e, int node) {
         if (p->start_t != SIM_NEVER && p->fin_t == SIM_NEVER) {
             sim_eng_task_save(e, pod, lost);
             p->token++;
+            p->hidden_exit_t = SIM_NEVER; /* an exit Kubernetes never learns */
         }
         if (p->fin_t == SIM_NEVER)
-            interrupt(e, pod, reclaim);
+            sim_eng_interrupt(e, pod, reclaim);
         sim_eng_node_release(e, pod);
         sim_eng_push(e, e->now + e->sc->pod_gc_seconds, EV_POD_GC, pod, 0, 0);
     }

@@ -44,10 +44,14 @@ void sim_eng_on_arrive(struct sim_eng *e, int wl_idx) {
         sim_eng_push(e, e->now + wl->active_deadline, EV_DEADLINE, j, 0, 0);
 }
 
+bool sim_eng_node_unreachable(const struct sim_node *n) {
+    return n->nspells > 0 && n->spells[n->nspells - 1].to == SIM_NEVER;
+}
+
 static bool node_fits(const struct sim_node *n, const struct sim_workload *wl) {
     return n->ready_t != SIM_NEVER && n->cordon_t == SIM_NEVER && n->deleting_t == SIM_NEVER &&
-           n->deleted_t == SIM_NEVER && n->gpus - n->used_gpus >= wl->gpus &&
-           n->cpu_m - n->used_cpu_m >= wl->cpu_m;
+           !sim_eng_node_unreachable(n) && n->deleted_t == SIM_NEVER &&
+           n->gpus - n->used_gpus >= wl->gpus && n->cpu_m - n->used_cpu_m >= wl->cpu_m;
 }
 
 static int find_node(struct sim_eng *e, const struct sim_workload *wl) {
@@ -260,22 +264,19 @@ void sim_eng_on_cstart(struct sim_eng *e, int pod, int64_t tok) {
     sim_eng_push(e, e->now + run, EV_CEXIT, pod, code, p->token);
 }
 
-void sim_eng_on_cexit(struct sim_eng *e, int pod, int code, int64_t tok) {
+void sim_eng_container_exit(struct sim_eng *e, int pod, int code, int64_t fin_at) {
     struct sim_world *w = e->w;
     struct sim_pod *p = &w->pods[pod];
-    if (p->token != tok || p->fin_t != SIM_NEVER || p->deleted_t != SIM_NEVER ||
-        p->gcfail_t != SIM_NEVER || p->start_t == SIM_NEVER)
-        return;
     struct sim_task *tk = &w->tasks[p->task];
     struct sim_job *j = &w->jobs[p->job];
     const struct sim_workload *wl = sim_eng_job_wl(e, p->job);
-    p->fin_t = e->now;
+    p->fin_t = fin_at;
     p->exit_code = code;
     p->fin_reason = code == 0 ? "Completed" : "Error";
     if (code == 0)
         task_report(e, pod);
     else
-        sim_eng_task_save(e, pod, e->now);
+        sim_eng_task_save(e, pod, fin_at);
     p->fin_seq = sim_eng_emit(e, SIM_K_POD, pod, SIM_MODIFIED);
     sim_eng_node_release(e, pod);
     if (code == 0) {
@@ -311,7 +312,24 @@ void sim_eng_on_cexit(struct sim_eng *e, int pod, int code, int64_t tok) {
         sim_eng_push(e, e->now + 1, EV_POD_DELETE, pod, 0, 0);
         return;
     }
-    p->outcome = SIM_OUT_FAILED;
+    if (p->outcome != SIM_OUT_KILLED)
+        p->outcome = SIM_OUT_FAILED;
     sim_eng_job_modified(e, p->job);
     sim_eng_handle_failure(e, pod, true);
+    if (p->delreq_seq != SIM_NEVER) /* stopped for its Job on an unreachable node */
+        sim_eng_push(e, e->now + 1, EV_POD_DELETE, pod, 0, 0);
+}
+
+void sim_eng_on_cexit(struct sim_eng *e, int pod, int code, int64_t tok) {
+    struct sim_world *w = e->w;
+    struct sim_pod *p = &w->pods[pod];
+    if (p->token != tok || p->fin_t != SIM_NEVER || p->deleted_t != SIM_NEVER ||
+        p->gcfail_t != SIM_NEVER || p->start_t == SIM_NEVER || p->hidden_exit_t != SIM_NEVER)
+        return;
+    if (p->holds_node && sim_eng_node_unreachable(&w->nodes[p->node])) {
+        p->hidden_exit_t = e->now; /* told when the node is back (spell end) */
+        p->hidden_code = code;
+        return;
+    }
+    sim_eng_container_exit(e, pod, code, e->now);
 }

@@ -22,7 +22,8 @@ static void taint(struct jsonw *j, const char *key, const char *value, const cha
 /* MemoryPressure, DiskPressure, PIDPressure (kubelet) and NetworkUnavailable (the
  * CNI): healthy from registration; Unknown once the node stopped posting status. */
 static void node_pressure_conditions(struct jsonw *j, const struct sim_node *n, bool ready,
-                                     bool lost) {
+                                     int64_t lost_t) {
+    bool lost = lost_t != SIM_NEVER;
     static const char *const kube[3][3] = {
         {"MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"},
         {"DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
@@ -40,8 +41,8 @@ static void node_pressure_conditions(struct jsonw *j, const struct sim_node *n, 
         jsonw_obj(j);
         jsonw_kstr(j, "type", kube[k][0]);
         jsonw_kstr(j, "status", lost ? "Unknown" : "False");
-        jsonw_ktime(j, "lastHeartbeatTime", lost ? n->notready_t : ready ? n->ready_t : n->reg_t);
-        jsonw_ktime(j, "lastTransitionTime", lost ? n->notready_t : n->reg_t);
+        jsonw_ktime(j, "lastHeartbeatTime", lost ? lost_t : ready ? n->ready_t : n->reg_t);
+        jsonw_ktime(j, "lastTransitionTime", lost ? lost_t : n->reg_t);
         jsonw_kstr(j, "reason", lost ? "NodeStatusUnknown" : kube[k][1]);
         jsonw_kstr(j, "message", lost ? "Kubelet stopped posting node status." : kube[k][2]);
         jsonw_obj_end(j);
@@ -53,7 +54,9 @@ void sim_render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_
     const struct sim_node *n = &w->nodes[idx];
     const struct sim_pool_spec *ps = &w->sc->pools[w->pools[n->pool].spec];
     const struct sim_size *sz = &w->sc->sizes[ps->size_idx];
-    bool cordoned = V(n->cordon_seq), ready = V(n->ready_seq), lost = V(n->notready_seq);
+    bool cordoned = V(n->cordon_seq), ready = V(n->ready_seq);
+    int64_t lost_t = sim_node_lost_since(n, asof), ready_since = sim_node_ready_since(n, asof);
+    bool lost = lost_t != SIM_NEVER;
     jsonw_obj(j);
     sim_render_kind_header(j, SIM_K_NODE, with_kind);
     jsonw_key(j, "metadata");
@@ -103,8 +106,8 @@ void sim_render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_
         if (cordoned)
             taint(j, "node.kubernetes.io/unschedulable", NULL, "NoSchedule", n->cordon_t);
         if (lost) {
-            taint(j, "node.kubernetes.io/unreachable", NULL, "NoSchedule", n->notready_t);
-            taint(j, "node.kubernetes.io/unreachable", NULL, "NoExecute", n->notready_t);
+            taint(j, "node.kubernetes.io/unreachable", NULL, "NoSchedule", lost_t);
+            taint(j, "node.kubernetes.io/unreachable", NULL, "NoExecute", lost_t);
         }
         jsonw_arr_end(j);
     }
@@ -127,19 +130,19 @@ void sim_render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_
     }
     jsonw_key(j, "conditions");
     jsonw_arr(j);
-    node_pressure_conditions(j, n, ready, lost);
+    node_pressure_conditions(j, n, ready, lost_t);
     jsonw_obj(j);
     jsonw_kstr(j, "type", "Ready");
     if (lost) {
         jsonw_kstr(j, "status", "Unknown");
-        jsonw_ktime(j, "lastHeartbeatTime", n->notready_t);
-        jsonw_ktime(j, "lastTransitionTime", n->notready_t);
+        jsonw_ktime(j, "lastHeartbeatTime", lost_t);
+        jsonw_ktime(j, "lastTransitionTime", lost_t);
         jsonw_kstr(j, "reason", "NodeStatusUnknown");
         jsonw_kstr(j, "message", "Kubelet stopped posting node status.");
     } else if (ready) {
         jsonw_kstr(j, "status", "True");
-        jsonw_ktime(j, "lastHeartbeatTime", n->ready_t);
-        jsonw_ktime(j, "lastTransitionTime", n->ready_t);
+        jsonw_ktime(j, "lastHeartbeatTime", ready_since);
+        jsonw_ktime(j, "lastTransitionTime", ready_since);
         jsonw_kstr(j, "reason", "KubeletReady");
         jsonw_kstr(j, "message", "kubelet is posting ready status");
     } else {

@@ -166,7 +166,8 @@ const char *sim_pod_phase(const struct sim_world *w, int idx, int64_t asof) {
 bool sim_pod_ready(const struct sim_world *w, int idx, int64_t asof) {
     const struct sim_pod *p = &w->pods[idx];
     const struct sim_node *node = p->node >= 0 ? &w->nodes[p->node] : NULL;
-    bool node_lost = node && V(node->notready_seq) && node->notready_t >= p->start_t;
+    int64_t lost_t = node ? sim_node_lost_since(node, asof) : SIM_NEVER;
+    bool node_lost = lost_t != SIM_NEVER && lost_t >= p->start_t;
     return V(p->start_seq) && !V(p->fin_seq) && !V(p->gcfail_seq) && !node_lost;
 }
 
@@ -201,7 +202,7 @@ static void unschedulable_message(const struct sim_world *w, const struct sim_wo
                 in_pools = true;
         if (!in_pools)
             affinity++;
-        else if (!V(nd->ready_seq) || V(nd->notready_seq))
+        else if (!V(nd->ready_seq) || sim_node_lost_since(nd, asof) != SIM_NEVER)
             unready++;
         else if (V(nd->cordon_seq))
             cordoned++;
@@ -236,7 +237,8 @@ void sim_render_pod(struct jsonw *j, const struct sim_world *w, int idx, int64_t
     const struct sim_node *node = p->node >= 0 ? &w->nodes[p->node] : NULL;
     bool sched = V(p->sched_seq), started = V(p->start_seq), fin = V(p->fin_seq);
     bool gcfail = V(p->gcfail_seq), disrupt = V(p->disrupt_seq), delreq = V(p->delreq_seq);
-    bool node_lost = node && V(node->notready_seq) && node->notready_t >= p->start_t;
+    int64_t lost_t = node ? sim_node_lost_since(node, asof) : SIM_NEVER;
+    bool node_lost = lost_t != SIM_NEVER && lost_t >= p->start_t;
     jsonw_obj(j);
     sim_render_kind_header(j, SIM_K_POD, with_kind);
     jsonw_key(j, "metadata");
@@ -302,13 +304,13 @@ void sim_render_pod(struct jsonw *j, const struct sim_world *w, int idx, int64_t
             sim_render_condition(j, "ContainersReady", "True", p->start_t, NULL, NULL, true);
         } else if (terminal) {
             int64_t t = fin ? p->fin_t : p->gcfail_t;
-            if (node_lost && node->notready_t < t)
-                t = node->notready_t;
+            if (node_lost && lost_t < t)
+                t = lost_t;
             const char *why = fin && p->exit_code == 0 ? "PodCompleted" : "PodFailed";
             sim_render_condition(j, "Ready", "False", t, why, NULL, true);
             sim_render_condition(j, "ContainersReady", "False", t, why, NULL, true);
         } else if (node_lost) {
-            sim_render_condition(j, "Ready", "False", node->notready_t, NULL, NULL, true);
+            sim_render_condition(j, "Ready", "False", lost_t, NULL, NULL, true);
             sim_render_condition(j, "ContainersReady", "True", p->start_t, NULL, NULL, true);
         } else {
             sim_render_condition(j, "Ready", "False", p->sched_t, "ContainersNotReady",

@@ -32,11 +32,16 @@ static char *join_labels(const struct sim_pool_spec *ps) {
 void sim_record_build(const struct sim_world *w, int64_t at, struct sim_record *r) {
     const struct sim_scenario *sc = w->sc;
     memset(r, 0, sizeof *r);
-    r->prices = xcalloc((size_t)sc->nsizes + 1, sizeof *r->prices);
+    r->prices = xcalloc((size_t)sc->nsizes * (SIM_MAX_PRICE_CHANGES + 1) + 1, sizeof *r->prices);
     r->sizes = xcalloc((size_t)sc->nsizes + 1, sizeof *r->sizes);
+    int nprices = 0;
     for (int i = 0; i < sc->nsizes; i++) {
-        r->prices[i] = (struct orc_price){sc->sizes[i].slug, INT64_MIN, sc->sizes[i].price_hourly};
-        r->sizes[i] = (struct orc_size){sc->sizes[i].slug, sc->sizes[i].gpus};
+        const struct sim_size *sz = &sc->sizes[i];
+        r->prices[nprices++] = (struct orc_price){sz->slug, INT64_MIN, sz->price_hourly};
+        for (int k = 0; k < sz->nchanges && sz->changes[k].at <= at; k++)
+            r->prices[nprices++] =
+                (struct orc_price){sz->slug, sz->changes[k].at, sz->changes[k].price_hourly};
+        r->sizes[i] = (struct orc_size){sz->slug, sz->gpus};
     }
     r->pools = xcalloc((size_t)w->npools + 1, sizeof *r->pools);
     r->labels = xcalloc((size_t)w->npools + 1, sizeof *r->labels);
@@ -69,7 +74,17 @@ void sim_record_build(const struct sim_world *w, int64_t at, struct sim_record *
             .ready_t = by(n->ready_t, at),
             .deleted_t = by(n->deleted_t, at),
         };
-        if (n->notready_t <= at && n->notready_t != SIM_NEVER)
+        bool open = false; /* a scenario spell still open at `at` */
+        for (int k = 0; k < n->nspells && o->nspells < ORC_MAX_SPELLS; k++) {
+            if (n->spells[k].from > at)
+                break;
+            o->spells[o->nspells++] =
+                (struct orc_spell){n->spells[k].from, by(n->spells[k].to, at)};
+            open = o->spells[o->nspells - 1].to == ORC_NEVER;
+        }
+        /* the shutdown: a spell of its own unless the node was already unreachable */
+        if (n->notready_t <= at && n->notready_t != SIM_NEVER && !open &&
+            o->nspells < ORC_MAX_SPELLS)
             o->spells[o->nspells++] = (struct orc_spell){n->notready_t, ORC_NEVER};
     }
     r->jobs = xcalloc((size_t)w->njobs + 1, sizeof *r->jobs);
@@ -130,7 +145,7 @@ void sim_record_build(const struct sim_world *w, int64_t at, struct sim_record *
     }
     r->tl = (struct orc_timeline){
         .prices = r->prices,
-        .nprices = sc->nsizes,
+        .nprices = nprices,
         .sizes = r->sizes,
         .nsizes = sc->nsizes,
         .pools = r->pools,

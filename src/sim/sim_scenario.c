@@ -15,25 +15,9 @@
 #include "base/money.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
+#include "sim/sim_scenario_get.h"
 
 #define SCENARIO_MAX_BYTES (4u * 1024 * 1024)
-
-struct ctx {
-    char *err;
-    size_t errlen;
-    bool failed;
-};
-
-static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct ctx *c, const char *fmt, ...) {
-    if (c->failed)
-        return;
-    c->failed = true;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, c->errlen, fmt, ap);
-    va_end(ap);
-}
 
 const char *sim_config_name(enum sim_config cfg) {
     switch (cfg) {
@@ -101,132 +85,22 @@ enum err sim_parse_duration(const char *s, int64_t *out) {
     return ERR_OK;
 }
 
-/* --- typed getters: absent -> default; wrong type -> failure naming the field --- */
-
-static json_object *get(json_object *o, const char *key) {
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-        return NULL;
-    return v;
-}
-
-static char *get_str(struct ctx *c, json_object *o, const char *where, const char *key,
-                     const char *def) {
-    json_object *v = get(o, key);
-    if (!v)
-        return def ? xstrdup(def) : NULL;
-    if (!json_object_is_type(v, json_type_string)) {
-        fail(c, "%s.%s: expected a string", where, key);
-        return def ? xstrdup(def) : NULL;
-    }
-    return xstrdup(json_object_get_string(v));
-}
-
-static int64_t get_int(struct ctx *c, json_object *o, const char *where, const char *key,
-                       int64_t def, int64_t lo, int64_t hi) {
-    json_object *v = get(o, key);
-    if (!v)
-        return def;
-    if (!json_object_is_type(v, json_type_int)) {
-        fail(c, "%s.%s: expected a whole number", where, key);
-        return def;
-    }
-    errno = 0;
-    int64_t x = json_object_get_int64(v);
-    if (errno || x < lo || x > hi) {
-        fail(c, "%s.%s: %lld is out of range (%lld..%lld)", where, key, (long long)x, (long long)lo,
-             (long long)hi);
-        return def;
-    }
-    return x;
-}
-
-static bool get_bool(struct ctx *c, json_object *o, const char *where, const char *key, bool def) {
-    json_object *v = get(o, key);
-    if (!v)
-        return def;
-    if (!json_object_is_type(v, json_type_boolean)) {
-        fail(c, "%s.%s: expected true or false", where, key);
-        return def;
-    }
-    return json_object_get_boolean(v);
-}
-
-/* A duration: a whole number of seconds or a string "90s" / "15m" / "36h" / "7d". */
-static int64_t get_dur(struct ctx *c, json_object *o, const char *where, const char *key,
-                       int64_t def) {
-    json_object *v = get(o, key);
-    if (!v)
-        return def;
-    int64_t x = 0;
-    if (json_object_is_type(v, json_type_int)) {
-        x = json_object_get_int64(v);
-        if (x < 0) {
-            fail(c, "%s.%s: must not be negative", where, key);
-            return def;
-        }
-        return x;
-    }
-    if (json_object_is_type(v, json_type_string) &&
-        sim_parse_duration(json_object_get_string(v), &x) == ERR_OK)
-        return x;
-    fail(c, "%s.%s: expected seconds or a duration like \"90s\", \"15m\", \"36h\", \"7d\"", where,
-         key);
-    return def;
-}
-
-/* A probability in [0, 1] as a JSON number or decimal string -> parts per million. */
-static int64_t get_ppm(struct ctx *c, json_object *o, const char *where, const char *key) {
-    json_object *v = get(o, key);
-    if (!v)
-        return 0;
-    int64_t micro = 0;
-    if (json_object_is_type(v, json_type_string)) {
-        const char *s = json_object_get_string(v);
-        if (money_parse(s, strlen(s), MONEY_ROUND, &micro) != ERR_OK)
-            micro = -1;
-    } else if (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) {
-        double d = json_object_get_double(v);
-        micro = (d >= 0 && d <= 1) ? (int64_t)llround(d * 1e6) : -1;
-    } else {
-        micro = -1;
-    }
-    if (micro < 0 || micro > 1000000) {
-        fail(c, "%s.%s: expected a probability between 0 and 1", where, key);
-        return 0;
-    }
-    return micro;
-}
-
-static int64_t get_time(struct ctx *c, json_object *o, const char *where, const char *key) {
-    json_object *v = get(o, key);
-    int64_t t = 0;
-    if (!v)
-        return 0;
-    if (!json_object_is_type(v, json_type_string) ||
-        timeutil_parse_rfc3339(json_object_get_string(v), strlen(json_object_get_string(v)), &t) !=
-            ERR_OK) {
-        fail(c, "%s.%s: expected an RFC 3339 time like \"2026-11-09T00:00:00Z\"", where, key);
-        return 0;
-    }
-    return t;
-}
-
-static int parse_kv(struct ctx *c, json_object *o, const char *where, struct sim_kv *kv, int max) {
+static int parse_kv(struct scn_ctx *c, json_object *o, const char *where, struct sim_kv *kv,
+                    int max) {
     if (!o)
         return 0;
     if (!json_object_is_type(o, json_type_object)) {
-        fail(c, "%s: expected an object of strings", where);
+        scn_fail(c, "%s: expected an object of strings", where);
         return 0;
     }
     int n = 0;
     json_object_object_foreach(o, k, v) {
         if (n >= max) {
-            fail(c, "%s: at most %d entries", where, max);
+            scn_fail(c, "%s: at most %d entries", where, max);
             break;
         }
         if (!json_object_is_type(v, json_type_string)) {
-            fail(c, "%s.%s: expected a string", where, k);
+            scn_fail(c, "%s.%s: expected a string", where, k);
             break;
         }
         kv[n].key = xstrdup(k);
@@ -264,14 +138,46 @@ static bool is_k8s_name(const char *s) {
     return true;
 }
 
-static void parse_sizes(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+/* sizes[].price_changes: [{"at" | "after", "price_hourly"}], in time order. */
+static void parse_price_changes(struct scn_ctx *c, const struct sim_scenario *sc,
+                                struct sim_size *s, json_object *arr, const char *where) {
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if ((arr && !json_object_is_type(arr, json_type_array)) || n > SIM_MAX_PRICE_CHANGES) {
+        scn_fail(c, "%s.price_changes: expected an array of at most %d", where,
+                 SIM_MAX_PRICE_CHANGES);
+        return;
+    }
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        char cw[96];
+        snprintf(cw, sizeof cw, "%s.price_changes[%zu]", where, i);
+        struct sim_price_change *pc = &s->changes[s->nchanges++];
+        pc->at = json_object_is_type(o, json_type_object) ? scn_get_time(c, o, cw, "at") : 0;
+        int64_t after =
+            json_object_is_type(o, json_type_object) ? scn_get_dur(c, o, cw, "after", 0) : 0;
+        if (!pc->at && after > 0)
+            pc->at = sc->start + after;
+        pc->price_hourly_text = pc->at ? scn_get_str(c, o, cw, "price_hourly", NULL) : NULL;
+        if (!c->failed && (pc->at <= sc->start || (i > 0 && pc->at <= s->changes[i - 1].at) ||
+                           !pc->price_hourly_text ||
+                           money_parse(pc->price_hourly_text, strlen(pc->price_hourly_text), 0,
+                                       &pc->price_hourly) != ERR_OK ||
+                           pc->price_hourly <= 0))
+            scn_fail(c,
+                     "%s: expected {\"at\" or \"after\" (after the start, in order), "
+                     "\"price_hourly\" (a positive decimal string)}",
+                     cw);
+    }
+}
+
+static void parse_sizes(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
     if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
-        fail(c, "sizes: expected a non-empty array");
+        scn_fail(c, "sizes: expected a non-empty array");
         return;
     }
     size_t n = json_object_array_length(arr);
     if (n > SIM_MAX_SIZES) {
-        fail(c, "sizes: at most %d", SIM_MAX_SIZES);
+        scn_fail(c, "sizes: at most %d", SIM_MAX_SIZES);
         return;
     }
     for (size_t i = 0; i < n && !c->failed; i++) {
@@ -279,35 +185,38 @@ static void parse_sizes(struct ctx *c, struct sim_scenario *sc, json_object *arr
         char where[64];
         snprintf(where, sizeof where, "sizes[%zu]", i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "%s: expected an object", where);
+            scn_fail(c, "%s: expected an object", where);
             return;
         }
         struct sim_size *s = &sc->sizes[sc->nsizes++];
-        s->slug = get_str(c, o, where, "slug", NULL);
-        s->price_hourly_text = get_str(c, o, where, "price_hourly", NULL);
+        s->slug = scn_get_str(c, o, where, "slug", NULL);
+        s->price_hourly_text = scn_get_str(c, o, where, "price_hourly", NULL);
         if (!s->slug || !s->price_hourly_text) {
-            fail(c, "%s: slug and price_hourly (a decimal string) are required", where);
+            scn_fail(c, "%s: slug and price_hourly (a decimal string) are required", where);
             return;
         }
         if (money_parse(s->price_hourly_text, strlen(s->price_hourly_text), 0, &s->price_hourly) !=
                 ERR_OK ||
             s->price_hourly <= 0) {
-            fail(c, "%s.price_hourly: expected a positive decimal string like \"3.384\"", where);
+            scn_fail(c, "%s.price_hourly: expected a positive decimal string like \"3.384\"",
+                     where);
             return;
         }
-        s->vcpus = (int)get_int(c, o, where, "vcpus", 8, 1, 1024);
-        s->memory_mb = (int)get_int(c, o, where, "memory", 32768, 256, 1 << 24);
-        s->disk_gb = (int)get_int(c, o, where, "disk", 200, 1, 1 << 20);
-        s->gpus = (int)get_int(c, o, where, "gpus", 0, 0, 64);
-        s->gpu_model = get_str(c, o, where, "gpu_model", s->gpus ? "nvidia_h100" : NULL);
-        s->vram_gib = (int)get_int(c, o, where, "vram_gib", s->gpus ? 80 * s->gpus : 0, 0, 1 << 20);
-        s->description = get_str(c, o, where, "description", s->gpus ? "GPU Droplet" : "Basic");
+        parse_price_changes(c, sc, s, scn_get(o, "price_changes"), where);
+        s->vcpus = (int)scn_get_int(c, o, where, "vcpus", 8, 1, 1024);
+        s->memory_mb = (int)scn_get_int(c, o, where, "memory", 32768, 256, 1 << 24);
+        s->disk_gb = (int)scn_get_int(c, o, where, "disk", 200, 1, 1 << 20);
+        s->gpus = (int)scn_get_int(c, o, where, "gpus", 0, 0, 64);
+        s->gpu_model = scn_get_str(c, o, where, "gpu_model", s->gpus ? "nvidia_h100" : NULL);
+        s->vram_gib =
+            (int)scn_get_int(c, o, where, "vram_gib", s->gpus ? 80 * s->gpus : 0, 0, 1 << 20);
+        s->description = scn_get_str(c, o, where, "description", s->gpus ? "GPU Droplet" : "Basic");
         if (find_size(sc, s->slug) != sc->nsizes - 1)
-            fail(c, "%s.slug: '%s' appears twice", where, s->slug);
+            scn_fail(c, "%s.slug: '%s' appears twice", where, s->slug);
     }
 }
 
-static enum sim_role parse_role(struct ctx *c, const char *where, const char *s) {
+static enum sim_role parse_role(struct scn_ctx *c, const char *where, const char *s) {
     if (!s || strcmp(s, "spot") == 0)
         return SIM_ROLE_SPOT;
     if (strcmp(s, "fallback") == 0)
@@ -316,18 +225,47 @@ static enum sim_role parse_role(struct ctx *c, const char *where, const char *s)
         return SIM_ROLE_ON_DEMAND;
     if (strcmp(s, "system") == 0)
         return SIM_ROLE_SYSTEM;
-    fail(c, "%s.role: expected spot|fallback|on-demand|system, got '%s'", where, s);
+    scn_fail(c, "%s.role: expected spot|fallback|on-demand|system, got '%s'", where, s);
     return SIM_ROLE_SYSTEM;
 }
 
-static void parse_pools(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+/* pools[].notready: [{"at" | "after", "for"}], in time order, not overlapping. */
+static void parse_spells(struct scn_ctx *c, const struct sim_scenario *sc, struct sim_pool_spec *p,
+                         json_object *arr, const char *where) {
+    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
+    if ((arr && !json_object_is_type(arr, json_type_array)) || n > SIM_MAX_SPELLS) {
+        scn_fail(c, "%s.notready: expected an array of at most %d", where, SIM_MAX_SPELLS);
+        return;
+    }
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+        char sw[112];
+        snprintf(sw, sizeof sw, "%s.notready[%zu]", where, i);
+        bool obj = json_object_is_type(o, json_type_object);
+        struct sim_spell_spec *s = &p->notready[p->nnotready++];
+        s->at = obj ? scn_get_time(c, o, sw, "at") : 0;
+        int64_t after = obj ? scn_get_dur(c, o, sw, "after", 0) : 0;
+        if (!s->at && after > 0)
+            s->at = sc->start + after;
+        s->dur = obj ? scn_get_dur(c, o, sw, "for", 0) : 0;
+        const struct sim_spell_spec *prev = i > 0 ? &p->notready[i - 1] : NULL;
+        if (!c->failed &&
+            (s->at <= sc->start || (prev && (prev->dur == 0 || s->at <= prev->at + prev->dur))))
+            scn_fail(c,
+                     "%s: expected {\"at\" or \"after\" (after the start, after the previous "
+                     "spell's end), \"for\" (a duration; absent: until the node is deleted)}",
+                     sw);
+    }
+}
+
+static void parse_pools(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
     if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
-        fail(c, "pools: expected a non-empty array");
+        scn_fail(c, "pools: expected a non-empty array");
         return;
     }
     size_t n = json_object_array_length(arr);
     if (n > SIM_MAX_POOLS) {
-        fail(c, "pools: at most %d", SIM_MAX_POOLS);
+        scn_fail(c, "pools: at most %d", SIM_MAX_POOLS);
         return;
     }
     for (size_t i = 0; i < n && !c->failed; i++) {
@@ -335,60 +273,60 @@ static void parse_pools(struct ctx *c, struct sim_scenario *sc, json_object *arr
         char where[64];
         snprintf(where, sizeof where, "pools[%zu]", i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "%s: expected an object", where);
+            scn_fail(c, "%s: expected an object", where);
             return;
         }
         struct sim_pool_spec *p = &sc->pools[sc->npools++];
-        p->name = get_str(c, o, where, "name", NULL);
-        p->id = get_str(c, o, where, "id", NULL);
-        p->size = get_str(c, o, where, "size", NULL);
+        p->name = scn_get_str(c, o, where, "name", NULL);
+        p->id = scn_get_str(c, o, where, "id", NULL);
+        p->size = scn_get_str(c, o, where, "size", NULL);
         if (!p->name || !p->size) {
-            fail(c, "%s: name and size are required", where);
+            scn_fail(c, "%s: name and size are required", where);
             return;
         }
         if (!is_k8s_name(p->name)) {
-            fail(c, "%s.name: '%s' is not a lower-case DNS label of at most 40 characters", where,
-                 p->name);
+            scn_fail(c, "%s.name: '%s' is not a lower-case DNS label of at most 40 characters",
+                     where, p->name);
             return;
         }
         if (find_pool(sc, p->name) != sc->npools - 1) {
-            fail(c, "%s.name: '%s' appears twice", where, p->name);
+            scn_fail(c, "%s.name: '%s' appears twice", where, p->name);
             return;
         }
         p->size_idx = find_size(sc, p->size);
         if (p->size_idx < 0) {
-            fail(c, "%s.size: '%s' is not in sizes", where, p->size);
+            scn_fail(c, "%s.size: '%s' is not in sizes", where, p->size);
             return;
         }
-        char *role = get_str(c, o, where, "role", NULL);
+        char *role = scn_get_str(c, o, where, "role", NULL);
         if (!role) {
             free(role);
-            fail(c, "%s.role: required (spot|fallback|on-demand|system)", where);
+            scn_fail(c, "%s.role: required (spot|fallback|on-demand|system)", where);
             return;
         }
         p->role = parse_role(c, where, role);
         free(role);
-        p->count = (int)get_int(c, o, where, "count", 1, 0, 1000);
-        p->auto_scale = get_bool(c, o, where, "auto_scale", false);
+        p->count = (int)scn_get_int(c, o, where, "count", 1, 0, 1000);
+        p->auto_scale = scn_get_bool(c, o, where, "auto_scale", false);
         p->min_nodes =
-            (int)get_int(c, o, where, "min_nodes", p->auto_scale ? 0 : p->count, 0, 1000);
-        p->max_nodes = (int)get_int(c, o, where, "max_nodes", p->count, 0, 1000);
+            (int)scn_get_int(c, o, where, "min_nodes", p->auto_scale ? 0 : p->count, 0, 1000);
+        p->max_nodes = (int)scn_get_int(c, o, where, "max_nodes", p->count, 0, 1000);
         if (!p->auto_scale) {
             p->min_nodes = p->count;
             p->max_nodes = p->count;
         }
         if (p->min_nodes > p->max_nodes || p->count > p->max_nodes || p->count < p->min_nodes) {
-            fail(c, "%s: need min_nodes <= count <= max_nodes", where);
+            scn_fail(c, "%s: need min_nodes <= count <= max_nodes", where);
             return;
         }
         char lw[96];
         snprintf(lw, sizeof lw, "%s.labels", where);
-        p->nlabels = parse_kv(c, get(o, "labels"), lw, p->labels, SIM_MAX_KV);
-        json_object *taints = get(o, "taints");
+        p->nlabels = parse_kv(c, scn_get(o, "labels"), lw, p->labels, SIM_MAX_KV);
+        json_object *taints = scn_get(o, "taints");
         if (taints) {
             if (!json_object_is_type(taints, json_type_array) ||
                 json_object_array_length(taints) > SIM_MAX_KV) {
-                fail(c, "%s.taints: expected an array of at most %d", where, SIM_MAX_KV);
+                scn_fail(c, "%s.taints: expected an array of at most %d", where, SIM_MAX_KV);
                 return;
             }
             for (size_t k = 0; k < json_object_array_length(taints); k++) {
@@ -396,36 +334,37 @@ static void parse_pools(struct ctx *c, struct sim_scenario *sc, json_object *arr
                 char tw[112];
                 snprintf(tw, sizeof tw, "%s.taints[%zu]", where, k);
                 if (!json_object_is_type(t, json_type_object)) {
-                    fail(c, "%s: expected an object", tw);
+                    scn_fail(c, "%s: expected an object", tw);
                     return;
                 }
                 struct sim_taint *tt = &p->taints[p->ntaints++];
-                tt->key = get_str(c, t, tw, "key", NULL);
-                tt->value = get_str(c, t, tw, "value", "");
-                tt->effect = get_str(c, t, tw, "effect", "NoSchedule");
+                tt->key = scn_get_str(c, t, tw, "key", NULL);
+                tt->value = scn_get_str(c, t, tw, "value", "");
+                tt->effect = scn_get_str(c, t, tw, "effect", "NoSchedule");
                 if (!tt->key) {
-                    fail(c, "%s.key: required", tw);
+                    scn_fail(c, "%s.key: required", tw);
                     return;
                 }
                 if (strcmp(tt->effect, "NoSchedule") != 0 && strcmp(tt->effect, "NoExecute") != 0 &&
                     strcmp(tt->effect, "PreferNoSchedule") != 0) {
-                    fail(c, "%s.effect: expected NoSchedule|PreferNoSchedule|NoExecute", tw);
+                    scn_fail(c, "%s.effect: expected NoSchedule|PreferNoSchedule|NoExecute", tw);
                     return;
                 }
             }
         }
-        p->recreate_after = get_dur(c, o, where, "recreate_after", 0);
+        p->recreate_after = scn_get_dur(c, o, where, "recreate_after", 0);
+        parse_spells(c, sc, p, scn_get(o, "notready"), where);
     }
 }
 
-static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+static void parse_workloads(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
     if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
-        fail(c, "workloads: expected a non-empty array");
+        scn_fail(c, "workloads: expected a non-empty array");
         return;
     }
     size_t n = json_object_array_length(arr);
     if (n > SIM_MAX_WORKLOADS) {
-        fail(c, "workloads: at most %d", SIM_MAX_WORKLOADS);
+        scn_fail(c, "workloads: at most %d", SIM_MAX_WORKLOADS);
         return;
     }
     for (size_t i = 0; i < n && !c->failed; i++) {
@@ -433,18 +372,19 @@ static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object 
         char where[64];
         snprintf(where, sizeof where, "workloads[%zu]", i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "%s: expected an object", where);
+            scn_fail(c, "%s: expected an object", where);
             return;
         }
         struct sim_workload *w = &sc->workloads[sc->nworkloads++];
-        w->name = get_str(c, o, where, "name", NULL);
+        w->name = scn_get_str(c, o, where, "name", NULL);
         if (!w->name || !is_k8s_name(w->name)) {
-            fail(c, "%s.name: required, a lower-case DNS label of at most 40 characters", where);
+            scn_fail(c, "%s.name: required, a lower-case DNS label of at most 40 characters",
+                     where);
             return;
         }
-        char *cfg = get_str(c, o, where, "configuration", NULL);
+        char *cfg = scn_get_str(c, o, where, "configuration", NULL);
         if (!cfg || (strcmp(cfg, "spot") && strcmp(cfg, "fallback") && strcmp(cfg, "on-demand"))) {
-            fail(c, "%s.configuration: expected spot|fallback|on-demand", where);
+            scn_fail(c, "%s.configuration: expected spot|fallback|on-demand", where);
             free(cfg);
             return;
         }
@@ -452,76 +392,78 @@ static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object 
                            : strcmp(cfg, "fallback") == 0 ? SIM_CFG_FALLBACK
                                                           : SIM_CFG_ON_DEMAND;
         free(cfg);
-        w->experiment = get_str(c, o, where, "experiment", NULL);
-        w->count = (int)get_int(c, o, where, "count", 0, 0, 100000);
-        w->interval = get_dur(c, o, where, "interval", 0);
-        int64_t rate_mean = get_dur(c, o, where, "mean_interarrival", 0);
+        w->experiment = scn_get_str(c, o, where, "experiment", NULL);
+        w->count = (int)scn_get_int(c, o, where, "count", 0, 0, 100000);
+        w->interval = scn_get_dur(c, o, where, "interval", 0);
+        int64_t rate_mean = scn_get_dur(c, o, where, "mean_interarrival", 0);
         w->mean_gap = rate_mean;
         if ((w->count > 0) == (w->mean_gap > 0)) {
-            fail(c, "%s: give exactly one of count (with optional interval) or mean_interarrival",
-                 where);
+            scn_fail(c,
+                     "%s: give exactly one of count (with optional interval) or mean_interarrival",
+                     where);
             return;
         }
-        w->start_offset = get_dur(c, o, where, "start_after", 0);
-        w->end_offset = get_dur(c, o, where, "stop_after", sc->duration);
-        w->completions = (int)get_int(c, o, where, "completions", 1, 1, 1000);
-        w->indexed = get_bool(c, o, where, "indexed", w->completions > 1);
+        w->start_offset = scn_get_dur(c, o, where, "start_after", 0);
+        w->end_offset = scn_get_dur(c, o, where, "stop_after", sc->duration);
+        w->completions = (int)scn_get_int(c, o, where, "completions", 1, 1, 1000);
+        w->indexed = scn_get_bool(c, o, where, "indexed", w->completions > 1);
         if (w->completions > 1 && !w->indexed) {
-            fail(c, "%s: completions > 1 requires indexed: true", where);
+            scn_fail(c, "%s: completions > 1 requires indexed: true", where);
             return;
         }
-        json_object *d = get(o, "duration");
+        json_object *d = scn_get(o, "duration");
         if (!d || !json_object_is_type(d, json_type_object)) {
-            fail(c,
-                 "%s.duration: required, e.g. {\"dist\":\"uniform\",\"min\":\"1h\",\"max\":"
-                 "\"2h\"}",
-                 where);
+            scn_fail(c,
+                     "%s.duration: required, e.g. {\"dist\":\"uniform\",\"min\":\"1h\",\"max\":"
+                     "\"2h\"}",
+                     where);
             return;
         }
         char dw[96];
         snprintf(dw, sizeof dw, "%s.duration", where);
-        char *dist = get_str(c, d, dw, "dist", "fixed");
+        char *dist = scn_get_str(c, d, dw, "dist", "fixed");
         if (strcmp(dist, "fixed") == 0) {
             w->duration.dist = SIM_DIST_FIXED;
-            w->duration.a = get_dur(c, d, dw, "value", 0);
+            w->duration.a = scn_get_dur(c, d, dw, "value", 0);
         } else if (strcmp(dist, "uniform") == 0) {
             w->duration.dist = SIM_DIST_UNIFORM;
-            w->duration.a = get_dur(c, d, dw, "min", 0);
-            w->duration.b = get_dur(c, d, dw, "max", 0);
+            w->duration.a = scn_get_dur(c, d, dw, "min", 0);
+            w->duration.b = scn_get_dur(c, d, dw, "max", 0);
         } else if (strcmp(dist, "exponential") == 0) {
             w->duration.dist = SIM_DIST_EXPONENTIAL;
-            w->duration.a = get_dur(c, d, dw, "mean", 0);
+            w->duration.a = scn_get_dur(c, d, dw, "mean", 0);
         } else {
-            fail(c, "%s.dist: expected fixed|uniform|exponential", dw);
+            scn_fail(c, "%s.dist: expected fixed|uniform|exponential", dw);
         }
         free(dist);
         if (!c->failed && (w->duration.a <= 0 || (w->duration.dist == SIM_DIST_UNIFORM &&
                                                   w->duration.b < w->duration.a))) {
-            fail(c, "%s: durations must be positive (and min <= max)", dw);
+            scn_fail(c, "%s: durations must be positive (and min <= max)", dw);
             return;
         }
-        w->checkpoint_interval = get_dur(c, o, where, "checkpoint_interval", 0);
-        w->checkpoint_seconds = get_dur(c, o, where, "checkpoint_seconds", 0);
-        w->restore_seconds = get_dur(c, o, where, "restore_seconds", 0);
-        w->failure_ppm = get_ppm(c, o, where, "failure_rate");
-        w->backoff_limit = (int)get_int(c, o, where, "backoff_limit", 6, 0, 1000);
-        w->active_deadline = get_dur(c, o, where, "active_deadline_seconds", 0);
-        w->ttl_after_finished = get_dur(c, o, where, "ttl_seconds_after_finished", 3600);
-        w->pod_failure_policy = get_bool(c, o, where, "pod_failure_policy", false);
-        w->gpus = (int)get_int(c, o, where, "gpus", 1, 0, 64);
-        w->cpu_m = (int)get_int(c, o, where, "cpu_millicores", 1000, 0, 1024000);
-        w->image = get_str(c, o, where, "image", "registry.example.com/ml/train:1.0");
-        w->pdb_min_available = (int)get_int(c, o, where, "pdb_min_available", -1, 0, 100000);
-        w->pdb_max_unavailable = (int)get_int(c, o, where, "pdb_max_unavailable", -1, 0, 100000);
+        w->checkpoint_interval = scn_get_dur(c, o, where, "checkpoint_interval", 0);
+        w->checkpoint_seconds = scn_get_dur(c, o, where, "checkpoint_seconds", 0);
+        w->restore_seconds = scn_get_dur(c, o, where, "restore_seconds", 0);
+        w->failure_ppm = scn_get_ppm(c, o, where, "failure_rate");
+        w->backoff_limit = (int)scn_get_int(c, o, where, "backoff_limit", 6, 0, 1000);
+        w->active_deadline = scn_get_dur(c, o, where, "active_deadline_seconds", 0);
+        w->ttl_after_finished = scn_get_dur(c, o, where, "ttl_seconds_after_finished", 3600);
+        w->pod_failure_policy = scn_get_bool(c, o, where, "pod_failure_policy", false);
+        w->gpus = (int)scn_get_int(c, o, where, "gpus", 1, 0, 64);
+        w->cpu_m = (int)scn_get_int(c, o, where, "cpu_millicores", 1000, 0, 1024000);
+        w->image = scn_get_str(c, o, where, "image", "registry.example.com/ml/train:1.0");
+        w->pdb_min_available = (int)scn_get_int(c, o, where, "pdb_min_available", -1, 0, 100000);
+        w->pdb_max_unavailable =
+            (int)scn_get_int(c, o, where, "pdb_max_unavailable", -1, 0, 100000);
         if (w->pdb_min_available >= 0 && w->pdb_max_unavailable >= 0) {
-            fail(c, "%s: give at most one of pdb_min_available and pdb_max_unavailable", where);
+            scn_fail(c, "%s: give at most one of pdb_min_available and pdb_max_unavailable", where);
             return;
         }
-        json_object *pools = get(o, "pools");
+        json_object *pools = scn_get(o, "pools");
         if (pools) {
             if (!json_object_is_type(pools, json_type_array) ||
                 json_object_array_length(pools) > SIM_MAX_POOLS) {
-                fail(c, "%s.pools: expected an array of pool names", where);
+                scn_fail(c, "%s.pools: expected an array of pool names", where);
                 return;
             }
             for (size_t k = 0; k < json_object_array_length(pools); k++) {
@@ -530,7 +472,7 @@ static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object 
                               ? find_pool(sc, json_object_get_string(pn))
                               : -1;
                 if (idx < 0) {
-                    fail(c, "%s.pools[%zu]: not a pool name", where, k);
+                    scn_fail(c, "%s.pools[%zu]: not a pool name", where, k);
                     return;
                 }
                 w->pools[w->npools++] = idx;
@@ -552,25 +494,25 @@ static void parse_workloads(struct ctx *c, struct sim_scenario *sc, json_object 
                 }
         }
         if (!c->failed && w->npools == 0) {
-            fail(c, "%s.pools: no pool can run configuration '%s'", where,
-                 sim_config_name(w->configuration));
+            scn_fail(c, "%s.pools: no pool can run configuration '%s'", where,
+                     sim_config_name(w->configuration));
             return;
         }
         for (int k = 0; k < w->npools && !c->failed; k++) {
             const struct sim_size *sz = &sc->sizes[sc->pools[w->pools[k]].size_idx];
             if (w->gpus > sz->gpus || w->cpu_m > sz->vcpus * 1000 - 100)
-                fail(c, "%s: a pod (%d GPU, %dm CPU) does not fit on pool '%s' (%s)", where,
-                     w->gpus, w->cpu_m, sc->pools[w->pools[k]].name, sz->slug);
+                scn_fail(c, "%s: a pod (%d GPU, %dm CPU) does not fit on pool '%s' (%s)", where,
+                         w->gpus, w->cpu_m, sc->pools[w->pools[k]].name, sz->slug);
         }
     }
 }
 
-static void parse_reclaims(struct ctx *c, struct sim_scenario *sc, json_object *arr) {
+static void parse_reclaims(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
     if (!arr)
         return;
     if (!json_object_is_type(arr, json_type_array) ||
         json_object_array_length(arr) > SIM_MAX_RECLAIMS) {
-        fail(c, "reclaims: expected an array of at most %d", SIM_MAX_RECLAIMS);
+        scn_fail(c, "reclaims: expected an array of at most %d", SIM_MAX_RECLAIMS);
         return;
     }
     for (size_t i = 0; i < json_object_array_length(arr) && !c->failed; i++) {
@@ -578,32 +520,32 @@ static void parse_reclaims(struct ctx *c, struct sim_scenario *sc, json_object *
         char where[64];
         snprintf(where, sizeof where, "reclaims[%zu]", i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(c, "%s: expected an object", where);
+            scn_fail(c, "%s: expected an object", where);
             return;
         }
         struct sim_reclaim_spec *r = &sc->reclaims[sc->nreclaims++];
-        char *pool = get_str(c, o, where, "pool", NULL);
+        char *pool = scn_get_str(c, o, where, "pool", NULL);
         r->pool = pool ? find_pool(sc, pool) : -1;
         free(pool);
         if (r->pool < 0) {
-            fail(c, "%s.pool: required, a pool name", where);
+            scn_fail(c, "%s.pool: required, a pool name", where);
             return;
         }
         if (sc->pools[r->pool].role != SIM_ROLE_SPOT) {
-            fail(c, "%s.pool: only spot pools are reclaimed", where);
+            scn_fail(c, "%s.pool: only spot pools are reclaimed", where);
             return;
         }
-        r->at = get_time(c, o, where, "at");
-        int64_t after = get_dur(c, o, where, "after", -1);
+        r->at = scn_get_time(c, o, where, "at");
+        int64_t after = scn_get_dur(c, o, where, "after", -1);
         if (after >= 0 && !r->at)
             r->at = sc->start + after;
-        r->mean_interval = get_dur(c, o, where, "mean_interval", 0);
+        r->mean_interval = scn_get_dur(c, o, where, "mean_interval", 0);
         if ((r->at != 0) == (r->mean_interval > 0)) {
-            fail(c, "%s: give exactly one of at / after or mean_interval", where);
+            scn_fail(c, "%s: give exactly one of at / after or mean_interval", where);
             return;
         }
         if (r->at && r->at < sc->start) {
-            fail(c, "%s.at: before the scenario start", where);
+            scn_fail(c, "%s.at: before the scenario start", where);
             return;
         }
     }
@@ -611,7 +553,7 @@ static void parse_reclaims(struct ctx *c, struct sim_scenario *sc, json_object *
 
 enum err sim_scenario_parse(const char *text, size_t len, struct sim_scenario **out, char *err,
                             size_t errlen) {
-    struct ctx c = {err, errlen, false};
+    struct scn_ctx c = {err, errlen, false};
     if (errlen)
         err[0] = '\0';
     json_tokener *tok = json_tokener_new();
@@ -633,52 +575,53 @@ enum err sim_scenario_parse(const char *text, size_t len, struct sim_scenario **
     }
     struct sim_scenario *sc = xcalloc(1, sizeof *sc);
     const char *w = "scenario";
-    sc->start = get_time(&c, root, w, "start");
+    sc->start = scn_get_time(&c, root, w, "start");
     if (!c.failed && !sc->start)
-        fail(&c, "scenario.start: required (RFC 3339)");
-    sc->duration = get_dur(&c, root, w, "duration", 0);
+        scn_fail(&c, "scenario.start: required (RFC 3339)");
+    sc->duration = scn_get_dur(&c, root, w, "duration", 0);
     if (!c.failed && (sc->duration <= 0 || sc->duration > 366LL * 86400))
-        fail(&c, "scenario.duration: required, between 1s and 366d");
-    json_object *cl = get(root, "cluster");
+        scn_fail(&c, "scenario.duration: required, between 1s and 366d");
+    json_object *cl = scn_get(root, "cluster");
     if (cl && !json_object_is_type(cl, json_type_object))
-        fail(&c, "scenario.cluster: expected an object");
+        scn_fail(&c, "scenario.cluster: expected an object");
     const char *cw = "cluster";
-    sc->cluster_id = cl ? get_str(&c, cl, cw, "id", NULL) : NULL;
-    sc->cluster_name = get_str(&c, cl ? cl : root, cw, "name", "gpu-batch");
-    sc->region = get_str(&c, cl ? cl : root, cw, "region", "tor1");
-    sc->k8s_version = get_str(&c, cl ? cl : root, cw, "version", "1.33.1-do.0");
-    sc->project_name = get_str(&c, cl ? cl : root, cw, "project_name", "spotledger-demo");
-    sc->namespace_ = get_str(&c, root, w, "namespace", "batch");
-    json_object *tm = get(root, "timing");
+    sc->cluster_id = cl ? scn_get_str(&c, cl, cw, "id", NULL) : NULL;
+    sc->cluster_name = scn_get_str(&c, cl ? cl : root, cw, "name", "gpu-batch");
+    sc->region = scn_get_str(&c, cl ? cl : root, cw, "region", "tor1");
+    sc->k8s_version = scn_get_str(&c, cl ? cl : root, cw, "version", "1.33.1-do.0");
+    sc->project_name = scn_get_str(&c, cl ? cl : root, cw, "project_name", "spotledger-demo");
+    sc->namespace_ = scn_get_str(&c, root, w, "namespace", "batch");
+    json_object *tm = scn_get(root, "timing");
     if (tm && !json_object_is_type(tm, json_type_object))
-        fail(&c, "scenario.timing: expected an object");
+        scn_fail(&c, "scenario.timing: expected an object");
     json_object *t = tm ? tm : root;
     const char *tw = "timing";
-    sc->provisioning_seconds = get_dur(&c, t, tw, "provisioning", 240);
-    sc->register_seconds = get_dur(&c, t, tw, "register_before_ready", 20);
-    sc->scale_up_delay = get_dur(&c, t, tw, "fallback_scale_up_delay", 60);
-    sc->scale_down_unneeded = get_dur(&c, t, tw, "scale_down_unneeded", 600);
-    sc->pod_start_seconds = get_dur(&c, t, tw, "pod_start", 30);
-    sc->pod_gc_seconds = get_dur(&c, t, tw, "pod_gc", 40);
-    sc->event_ttl = get_dur(&c, t, tw, "event_ttl", 3600);
-    sc->reclaim_drain_after = get_dur(&c, t, tw, "reclaim_drain_after", 5);
-    sc->reclaim_notice = get_dur(&c, t, tw, "reclaim_notice", 30);
-    sc->node_delete_seconds = get_dur(&c, t, tw, "node_delete", 20);
-    sc->sigterm_seconds = get_dur(&c, t, tw, "sigterm_exit", 10);
+    sc->provisioning_seconds = scn_get_dur(&c, t, tw, "provisioning", 240);
+    sc->register_seconds = scn_get_dur(&c, t, tw, "register_before_ready", 20);
+    sc->scale_up_delay = scn_get_dur(&c, t, tw, "fallback_scale_up_delay", 60);
+    sc->scale_down_unneeded = scn_get_dur(&c, t, tw, "scale_down_unneeded", 600);
+    sc->pod_start_seconds = scn_get_dur(&c, t, tw, "pod_start", 30);
+    sc->pod_gc_seconds = scn_get_dur(&c, t, tw, "pod_gc", 40);
+    sc->event_ttl = scn_get_dur(&c, t, tw, "event_ttl", 3600);
+    sc->reclaim_drain_after = scn_get_dur(&c, t, tw, "reclaim_drain_after", 5);
+    sc->reclaim_notice = scn_get_dur(&c, t, tw, "reclaim_notice", 30);
+    sc->node_delete_seconds = scn_get_dur(&c, t, tw, "node_delete", 20);
+    sc->sigterm_seconds = scn_get_dur(&c, t, tw, "sigterm_exit", 10);
+    sc->eviction_timeout = scn_get_dur(&c, t, tw, "pod_eviction_timeout", 300);
     if (!c.failed && sc->register_seconds > sc->provisioning_seconds)
         sc->register_seconds = sc->provisioning_seconds;
     if (!c.failed && sc->reclaim_drain_after > sc->reclaim_notice)
-        fail(&c, "timing.reclaim_drain_after: must not exceed reclaim_notice");
+        scn_fail(&c, "timing.reclaim_drain_after: must not exceed reclaim_notice");
     if (!c.failed && sc->event_ttl < 1)
-        fail(&c, "timing.event_ttl: must be at least 1s");
+        scn_fail(&c, "timing.event_ttl: must be at least 1s");
     if (!c.failed)
-        parse_sizes(&c, sc, get(root, "sizes"));
+        parse_sizes(&c, sc, scn_get(root, "sizes"));
     if (!c.failed)
-        parse_pools(&c, sc, get(root, "pools"));
+        parse_pools(&c, sc, scn_get(root, "pools"));
     if (!c.failed)
-        parse_workloads(&c, sc, get(root, "workloads"));
+        parse_workloads(&c, sc, scn_get(root, "workloads"));
     if (!c.failed)
-        parse_reclaims(&c, sc, get(root, "reclaims"));
+        parse_reclaims(&c, sc, scn_get(root, "reclaims"));
     json_object_put(root);
     if (c.failed) {
         sim_scenario_free(sc);
@@ -727,6 +670,8 @@ void sim_scenario_free(struct sim_scenario *sc) {
     for (int i = 0; i < sc->nsizes; i++) {
         free(sc->sizes[i].slug);
         free(sc->sizes[i].price_hourly_text);
+        for (int k = 0; k < sc->sizes[i].nchanges; k++)
+            free(sc->sizes[i].changes[k].price_hourly_text);
         free(sc->sizes[i].gpu_model);
         free(sc->sizes[i].description);
     }

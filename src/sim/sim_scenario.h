@@ -35,10 +35,21 @@ struct sim_taint {
     char *effect; /* NoSchedule | PreferNoSchedule | NoExecute */
 };
 
+#define SIM_MAX_PRICE_CHANGES 8
+
+struct sim_price_change { /* a new list price in force from `at` on */
+    int64_t at;           /* Unix seconds, after the scenario start */
+    char *price_hourly_text;
+    int64_t price_hourly; /* micro-dollars per hour */
+};
+
 struct sim_size {
     char *slug;
     char *price_hourly_text; /* the literal as written ("3.384"), echoed by /v2/sizes */
-    int64_t price_hourly;    /* micro-dollars per hour */
+    int64_t price_hourly;    /* micro-dollars per hour, in force from the start */
+    /* later list prices, `at` strictly increasing (sim_billing_price_at reads them) */
+    struct sim_price_change changes[SIM_MAX_PRICE_CHANGES];
+    int nchanges;
     int vcpus;
     int memory_mb;
     int disk_gb;
@@ -46,6 +57,15 @@ struct sim_size {
     char *gpu_model; /* NULL for CPU sizes */
     int vram_gib;
     char *description;
+};
+
+#define SIM_MAX_SPELLS 8
+
+/* A NotReady spell planned by the scenario (pools[].notready[]): from `at` on, the
+ * pool's nodes stop posting status for `dur` seconds (0: until deleted). */
+struct sim_spell_spec {
+    int64_t at;
+    int64_t dur;
 };
 
 struct sim_pool_spec {
@@ -62,6 +82,9 @@ struct sim_pool_spec {
     struct sim_taint taints[SIM_MAX_KV];
     int ntaints;
     int64_t recreate_after; /* seconds after a reclaim's pool is gone; 0 = never */
+    /* NotReady spells of every Ready node of the pool (kubelet unreachable) */
+    struct sim_spell_spec notready[SIM_MAX_SPELLS];
+    int nnotready;
 };
 
 struct sim_reclaim_spec {
@@ -134,6 +157,7 @@ struct sim_scenario {
     int64_t reclaim_notice;       /* first signal -> nodes shut down (NotReady) */
     int64_t node_delete_seconds;  /* shut down -> Node and droplet deleted */
     int64_t sigterm_seconds;      /* SIGTERM -> container exits (143) */
+    int64_t eviction_timeout;     /* NotReady spell -> its pods evicted (taint manager) */
 };
 
 /* Parses a scenario from text[0..len). On failure returns ERR_PARSE (not JSON) or

@@ -58,7 +58,23 @@ static int64_t by(int64_t t, int64_t at) {
 }
 
 static int cmp_price(const void *a, const void *b) {
-    return strcmp(((const struct cost_price *)a)->size, ((const struct cost_price *)b)->size);
+    const struct cost_price *x = a, *y = b;
+    int c = strcmp(x->size, y->size);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+/* The first time node n stopped posting status at or after t (a spell or its
+ * shutdown), SIM_NEVER if never. */
+static int64_t first_not_ready_after(const struct sim_node *n, int64_t t) {
+    int64_t first = n->notready_t >= t ? n->notready_t : SIM_NEVER;
+    for (int k = 0; k < n->nspells; k++)
+        if (n->spells[k].from >= t && n->spells[k].from < first)
+            first = n->spells[k].from;
+    return first;
+}
+
+static int64_t first_not_ready(const struct sim_node *n) {
+    return first_not_ready_after(n, INT64_MIN);
 }
 
 void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_truth_input *ti) {
@@ -70,6 +86,7 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
     struct cost_attempt *atts = xcalloc((size_t)w->npods + 1, sizeof *atts);
     ti->task_uids = xcalloc((size_t)w->ntasks + 1, sizeof *ti->task_uids);
     ti->node_map = xcalloc((size_t)w->nnodes + 1, sizeof *ti->node_map);
+    ti->spells = xcalloc((size_t)(w->nnodes + 1) * 2 * (SIM_MAX_SPELLS + 1), sizeof *ti->spells);
     ti->pool_map = xcalloc((size_t)w->npools + 1, sizeof *ti->pool_map);
     size_t np = 0, nn = 0, nt = 0, na = 0;
     for (int i = 0; i < w->npools; i++) {
@@ -84,7 +101,7 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
             .name = p->name,
             .size = ps->size,
             .capacity = ps->role == SIM_ROLE_SPOT ? COST_CAP_SPOT : COST_CAP_ON_DEMAND,
-            .price_hourly = sc->sizes[ps->size_idx].price_hourly,
+            .price_hourly = sim_billing_price_at(&sc->sizes[ps->size_idx], p->created_t, NULL),
             .deleted_at = by(p->gone_t, at),
             .signal_at = by(p->cordon_t, at),
         };
@@ -96,7 +113,24 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
         if (n->ready_t == SIM_NEVER || n->ready_t > at)
             continue;
         ti->node_map[i] = (int)nn;
+        /* every NotReady spell known by `at` (pairs; end 0: not Ready again) */
+        int64_t *sp = &ti->spells[(size_t)i * 2 * (SIM_MAX_SPELLS + 1)];
+        size_t ns = 0;
+        bool open = false;
+        for (int k = 0; k < n->nspells && n->spells[k].from <= at; k++) {
+            sp[2 * ns] = n->spells[k].from;
+            sp[2 * ns + 1] = n->spells[k].to <= at ? n->spells[k].to : 0;
+            open = sp[2 * ns + 1] == 0;
+            ns++;
+        }
+        if (n->notready_t <= at && !open) {
+            sp[2 * ns] = n->notready_t;
+            sp[2 * ns + 1] = 0;
+            ns++;
+        }
         nodes[nn++] = (struct cost_node){
+            .spells = ns ? sp : NULL,
+            .n_spells = ns,
             .name = n->name,
             .pool = ti->pool_map[n->pool],
             .price_hourly = sim_billing_rate(w, i),
@@ -104,7 +138,7 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
             .ready_at = by(n->ready_t, at),
             .k8s_deleted_at = n->reg_seq != SIM_NEVER ? by(n->deleted_t, at) : 0,
             .do_deleted_at = by(n->deleted_t, at),
-            .not_ready_at = by(n->notready_t, at),
+            .not_ready_at = by(first_not_ready(n), at),
             .cordoned_at = by(n->cordon_t, at),
             .gpu_allocatable = n->gpus,
             .cpu_allocatable_milli = n->cpu_m,
@@ -154,9 +188,9 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
             phase = COST_PHASE_RUNNING;
         /* the pod-level NodeNotReady evidence: its node went NotReady while it ran */
         int64_t not_ready = 0;
-        if (node && sched && node->notready_t <= at && node->notready_t >= p->sched_t &&
-            node->notready_t < p->fin_t && node->notready_t < p->deleted_t)
-            not_ready = node->notready_t;
+        int64_t nr = node ? first_not_ready_after(node, p->sched_t) : SIM_NEVER;
+        if (node && sched && nr <= at && nr < p->fin_t && nr < p->deleted_t)
+            not_ready = nr;
         bool report = p->message && p->fin_t <= at;
         atts[na++] = (struct cost_attempt){
             .uid = p->uid,
@@ -179,14 +213,19 @@ void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_tru
         };
     }
     free(task_map);
-    /* the size list (one price per size, in force from the start) */
-    struct cost_price *prices = xcalloc((size_t)sc->nsizes + 1, sizeof *prices);
-    for (int z = 0; z < sc->nsizes; z++)
-        prices[z] =
-            (struct cost_price){sc->sizes[z].slug, 0, sc->sizes[z].price_hourly, sc->sizes[z].gpus};
-    qsort(prices, (size_t)sc->nsizes, sizeof *prices, cmp_price);
-    ti->in =
-        (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na, prices, (size_t)sc->nsizes};
+    /* the price history: each size's price from the start, then each change known by `at` */
+    size_t nprice = 0;
+    struct cost_price *prices =
+        xcalloc((size_t)sc->nsizes * (SIM_MAX_PRICE_CHANGES + 1) + 1, sizeof *prices);
+    for (int z = 0; z < sc->nsizes; z++) {
+        const struct sim_size *sz = &sc->sizes[z];
+        prices[nprice++] = (struct cost_price){sz->slug, 0, sz->price_hourly, sz->gpus};
+        for (int k = 0; k < sz->nchanges && sz->changes[k].at <= at; k++)
+            prices[nprice++] = (struct cost_price){sz->slug, sz->changes[k].at,
+                                                   sz->changes[k].price_hourly, sz->gpus};
+    }
+    qsort(prices, nprice, sizeof *prices, cmp_price);
+    ti->in = (struct cost_input){pools, np, nodes, nn, tasks, nt, atts, na, prices, nprice};
 }
 
 void sim_truth_input_release(struct sim_truth_input *ti) {
@@ -197,6 +236,7 @@ void sim_truth_input_release(struct sim_truth_input *ti) {
     free((void *)ti->in.prices);
     free(ti->task_uids);
     free(ti->node_map);
+    free(ti->spells);
     free(ti->pool_map);
     memset(ti, 0, sizeof *ti);
 }
@@ -207,6 +247,22 @@ static enum err render_cost(const struct sim_world *w, struct jsonw *j) {
     struct sim_truth_input ti;
     sim_truth_input_build(w, w->horizon, &ti);
     struct cost_query q = {.from = w->sc->start, .to = w->horizon, .now = w->horizon};
+    /* every On-Demand size as the twin of "<slug>-spot", at its price in force at the
+     * window's end, as spotledger's store gives the engine */
+    const struct sim_scenario *sc = w->sc;
+    struct cost_od_size *od = xcalloc((size_t)sc->nsizes + 1, sizeof *od);
+    char(*twins)[80] = xcalloc((size_t)sc->nsizes + 1, sizeof *twins);
+    for (int z = 0; z < sc->nsizes; z++) {
+        const char *slug = sc->sizes[z].slug;
+        size_t n = strlen(slug);
+        if ((n > 5 && strcmp(slug + n - 5, "-spot") == 0) || n + 6 > sizeof twins[0])
+            continue;
+        size_t k = q.n_od_sizes++;
+        snprintf(twins[k], sizeof twins[0], "%s-spot", slug);
+        od[k] = (struct cost_od_size){twins[k], slug,
+                                      sim_billing_price_at(&sc->sizes[z], w->horizon, NULL)};
+    }
+    q.od_sizes = od;
     struct cost_result *r = NULL;
     enum err rc = ERR_OK;
     if (q.to <= q.from) {
@@ -240,6 +296,8 @@ static enum err render_cost(const struct sim_world *w, struct jsonw *j) {
 out:
     cost_result_free(r);
     sim_truth_input_release(&ti);
+    free(od);
+    free(twins);
     return rc;
 }
 
@@ -281,7 +339,9 @@ enum err sim_truth_render(const struct sim_world *w, struct buf *out) {
         jsonw_kstr(&j, "name", p->name);
         jsonw_kstr(&j, "size", ps->size);
         jsonw_kstr(&j, "role", sim_role_name(ps->role));
-        jsonw_kstr(&j, "price_hourly", sc->sizes[ps->size_idx].price_hourly_text);
+        const char *price_text;
+        sim_billing_price_at(&sc->sizes[ps->size_idx], p->created_t, &price_text);
+        jsonw_kstr(&j, "price_hourly", price_text);
         jsonw_ktime(&j, "created_at", p->created_t);
         ktime_or_null(&j, "reclaimed_at", p->cordon_t, h);
         ktime_or_null(&j, "gone_at", p->gone_t, h);

@@ -25,8 +25,9 @@
 struct sim_truth_input {
     struct cost_input in;
     char (*task_uids)[80];
-    int *node_map; /* world node -> input node, -1 if left out */
-    int *pool_map; /* world pool -> input pool */
+    int *node_map;   /* world node -> input node, -1 if left out */
+    int *pool_map;   /* world pool -> input pool */
+    int64_t *spells; /* the nodes' NotReady spells, 2 * (SIM_MAX_SPELLS + 1) per world node */
 };
 void sim_truth_input_build(const struct sim_world *w, int64_t at, struct sim_truth_input *out);
 void sim_truth_input_release(struct sim_truth_input *ti);

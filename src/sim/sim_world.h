@@ -61,6 +61,11 @@ struct sim_pool {
 
 enum sim_do_state { SIM_DO_PROVISIONING, SIM_DO_RUNNING, SIM_DO_DRAINING, SIM_DO_DELETING };
 
+struct sim_spell {
+    int64_t from, from_seq; /* Ready=Unknown from here */
+    int64_t to, to_seq;     /* Ready=True again; SIM_NEVER: not (yet) */
+};
+
 struct sim_node {
     char name[64];
     char uid[37];
@@ -75,6 +80,10 @@ struct sim_node {
     int64_t notready_t, notready_seq; /* Ready=Unknown (shut down) */
     int64_t deleting_t;               /* DO status "deleting" from here */
     int64_t deleted_t, deleted_seq;
+    /* NotReady spells from the scenario (pools[].notready), in order; to = SIM_NEVER
+     * while the node is still unreachable. The shutdown above is not one of them. */
+    struct sim_spell spells[SIM_MAX_SPELLS];
+    int nspells;
     int gpus, cpu_m;
     struct sim_seqs seqs;
     /* engine state */
@@ -120,6 +129,10 @@ struct sim_pod {
     int64_t token; /* invalidates stale container events */
     int64_t restore_s;
     int64_t planned_exit_t; /* natural container exit while running */
+    /* the container exited while its node was unreachable: Kubernetes learns it (with
+     * this finishedAt) when the node is Ready again, never if the node is deleted first */
+    int64_t hidden_exit_t;
+    int hidden_code;
     bool holds_node;
 };
 
@@ -217,6 +230,28 @@ int64_t sim_seqs_at(const struct sim_seqs *s, int64_t asof);
 /* Whether a fact with this seq is visible as of `asof`. */
 static inline bool sim_vis(int64_t fact_seq, int64_t asof) {
     return fact_seq <= asof;
+}
+
+/* The start of the NotReady spell node n is in as of `asof` (a scenario spell or
+ * its shutdown, the earlier when both), SIM_NEVER when it is not in one. */
+static inline int64_t sim_node_lost_since(const struct sim_node *n, int64_t asof) {
+    int64_t since = SIM_NEVER;
+    for (int k = 0; k < n->nspells; k++)
+        if (sim_vis(n->spells[k].from_seq, asof) && !sim_vis(n->spells[k].to_seq, asof))
+            since = n->spells[k].from;
+    if (sim_vis(n->notready_seq, asof) && n->notready_t < since)
+        since = n->notready_t;
+    return since;
+}
+
+/* When node n last became Ready as of `asof` (the end of its last spell, else its
+ * first Ready). */
+static inline int64_t sim_node_ready_since(const struct sim_node *n, int64_t asof) {
+    int64_t t = n->ready_t;
+    for (int k = 0; k < n->nspells; k++)
+        if (sim_vis(n->spells[k].to_seq, asof))
+            t = n->spells[k].to;
+    return t;
 }
 
 #endif

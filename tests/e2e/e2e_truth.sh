@@ -10,7 +10,8 @@
 # reclaims with checkpointing; a 60 s TTL with fast pod GC through dropped
 # watches, 410s and duplicate events; a label-only Spot pool with CPU pods on GPU
 # nodes; a node crossing 672 h in a month; a Spot-only replacement never scheduled; N-completion
-# Jobs (issue 16's named scenarios, docs/oracle.md); and the first again through every fault spotsim
+# Jobs; a list-price change mid-week; NotReady blips; a partition whose original finishes first
+# (issue 16's named scenarios, docs/oracle.md); and the first again through every fault spotsim
 # injects (20 % 5xx, 10 % 429, 5 % truncated bodies, dropped watches, 410s on
 # watches, duplicate events) — the fault suite of the proof issue.
 # TRUTH_CASES="name ..." runs only those cases.
@@ -53,7 +54,7 @@ run_case() {
   "$ledger" --listen 127.0.0.1:0 --db "$d/ledger.db" --do-api-url "http://$http" \
     --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
     --kube-token-file "$dir/kube-token" --kube-ca-file "$d/ca.pem" --poll-interval 1 \
-    --billing-interval 2 >"$d/ledger.out" 2>"$d/ledger.err" &
+    --billing-interval 2 ${ledger_args:-} >"$d/ledger.out" 2>"$d/ledger.err" &
   ledgerpid=$!
   pids="$pids $ledgerpid"
   i=0
@@ -62,6 +63,27 @@ run_case() {
     sleep 0.1
   done
   base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$d/ledger.out")"
+
+  # closed="FROM,TO,CHANGE": the window FROM..TO is read once spotledger's sources have
+  # passed TO but not yet CHANGE (a list-price change), and must read the same at the end
+  if [ -n "${closed:-}" ]; then
+    cto=$(echo "$closed" | cut -d, -f2); cchange=$(echo "$closed" | cut -d, -f3)
+    i=0
+    while :; do
+      st=$(curl -sf --max-time 5 "$base/api/v1/status" || echo '{}')
+      if echo "$st" | jq -e --arg t "$cto" '[.sources[] | select(.source == "do" or .source == "k8s")
+          | (.source_time // "") >= $t] | (length == 2 and all)' >/dev/null; then
+        break
+      fi
+      i=$((i + 1)); [ $i -le 600 ] || fail "$name: spotledger's sources did not reach $cto in 60 s"
+      sleep 0.05
+    done
+    curl -sf "$base/api/v1/summary?window=$(echo "$closed" | cut -d, -f1,2)" |
+      jq -S 'del(.now, .reconciliation)' >"$d/closed.before"
+    seen=$(curl -sf --max-time 5 "$base/api/v1/status" | jq -r '[.sources[] | select(.source == "do") | .source_time] | .[0]')
+    [ "$seen" \< "$cchange" ] ||
+      fail "$name: the closed window was read only at $seen, after the price change at $cchange (too slow to check)"
+  fi
 
   # the scenario is over when spotsim has written its truth (bounded: 120 s)
   i=0
@@ -141,6 +163,13 @@ run_case() {
   cmp -s "$d/want.att" "$d/got.att" || { diff "$d/want.att" "$d/got.att" | head >&2;
     fail "$name: attempts or their nodes differ"; }
 
+  if [ -n "${closed:-}" ]; then
+    curl -sf "$base/api/v1/summary?window=$(echo "$closed" | cut -d, -f1,2)" |
+      jq -S 'del(.now, .reconciliation)' >"$d/closed.after"
+    cmp -s "$d/closed.before" "$d/closed.after" || { diff "$d/closed.before" "$d/closed.after" >&2;
+      fail "$name: the closed window $closed changed after the list-price change (< before, > after)"; }
+  fi
+
   # windows are additive: two halves give the whole (counts exactly; money within
   # a micro-dollar per node and half, the documented rounding)
   mid=$(jq -rn --arg a "$start" --arg b "$until" '(($a|fromdateiso8601) + ($b|fromdateiso8601)) / 2 | floor | todate')
@@ -196,6 +225,19 @@ run_case pending-replacement "$fx/pending_replacement.json" --speed 4000
 # an On-Demand fallback, an Indexed Job whose pods wait for the recreated Spot pool, and
 # non-Indexed On-Demand pairs
 run_case n-completion "$fx/n_completion.json" --speed 4000
+# a list-price change mid-week (On-Demand and Spot sizes, at 04:30): nodes keep the price of
+# their creation, the counterfactual takes the price in force when each winner ran, and the
+# closed window 00:00-03:00 reads the same before and after the change
+ledger_args="--sizes-interval 1"
+closed="2026-11-09T00:00:00Z,2026-11-09T03:00:00Z,2026-11-09T04:30:00Z"
+run_case price-change "$fx/price_change.json"
+ledger_args= closed=
+# repeated NotReady blips (every spell counts; restore measured from the right one) and a
+# 20 min partition with the taint manager's eviction: the partitioned original finishing first
+# wins over its replacement (a duplicate), one still running is stopped at the heal
+# (the first spell an hour in: spotledger must have listed the nodes Ready before it)
+run_case notready-blips "$fx/notready_blips.json"
+run_case partition "$fx/partition.json"
 run_case faults "$fx/small.json" --fault-5xx 0.2 --fault-429 0.1 --fault-truncate 0.05 \
   --fault-watch-drop 0.05 --fault-watch-410 0.05 --fault-watch-dup 0.1
 echo "e2e_truth: $oracle_total differences from the oracle over every case (any fails the run; ORACLE_GATE=0 only reports them)"

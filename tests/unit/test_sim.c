@@ -14,7 +14,10 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "http/request.h"
 #include "sim/sim_billing.h"
+#include "sim/sim_do_api.h"
+#include "sim/sim_record.h"
 #include "sim/sim_rng.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_truth.h"
@@ -367,6 +370,204 @@ static void test_billing_rule(void **state) {
 
 /* --- truth: nodes billed == cost engine node totals; totals consistent --- */
 
+/* --- a list-price change (sizes[].price_changes) --- */
+
+/* /v2/sizes as served at simulated time `now`: the one size's price_hourly. */
+static double served_price(const struct sim_world *w, int64_t now) {
+    struct request req;
+    struct response resp;
+    request_init(&req);
+    response_init(&resp);
+    req.method = strdup("GET");
+    req.path = strdup("/v2/sizes");
+    assert_true(sim_do_handle(w, &req, now, "http://127.0.0.1:1", &resp));
+    assert_int_equal(resp.status, 200);
+    json_object *o = json_tokener_parse(buf_str(&resp.body));
+    assert_non_null(o);
+    json_object *sizes, *price;
+    assert_true(json_object_object_get_ex(o, "sizes", &sizes));
+    assert_true(
+        json_object_object_get_ex(json_object_array_get_idx(sizes, 0), "price_hourly", &price));
+    double d = json_object_get_double(price);
+    json_object_put(o);
+    response_release(&resp);
+    request_release(&req);
+    return d;
+}
+
+static void test_price_change(void **state) {
+    (void)state;
+    /* g1 costs $1.80/h, then $0.90/h from start + 2 h. A fixed node exists from the
+     * start; an autoscaled node is created for the Job arriving at 3 h. */
+    const char *json =
+        "{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"6h\","
+        "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":\"1.8\",\"gpus\":1,\"vcpus\":8,"
+        "\"price_changes\":[{\"after\":\"2h\",\"price_hourly\":\"0.9\"}]}],"
+        "\"pools\":[{\"name\":\"a\",\"size\":\"g1\",\"role\":\"on-demand\",\"count\":1},"
+        "{\"name\":\"b\",\"size\":\"g1\",\"role\":\"fallback\",\"count\":0,"
+        "\"auto_scale\":true,\"min_nodes\":0,\"max_nodes\":1}],"
+        "\"workloads\":[{\"name\":\"w\",\"configuration\":\"fallback\",\"count\":1,"
+        "\"start_after\":\"3h\",\"pools\":[\"b\"],"
+        "\"duration\":{\"dist\":\"fixed\",\"value\":\"30m\"}}]}";
+    struct sim_scenario *sc = NULL;
+    char err[256] = "";
+    assert_int_equal(sim_scenario_parse(json, strlen(json), &sc, err, sizeof err), ERR_OK);
+    const struct sim_size *g1 = &sc->sizes[0];
+    assert_int_equal(g1->nchanges, 1);
+    assert_int_equal(g1->changes[0].at, sc->start + 7200);
+    assert_int_equal(sim_billing_price_at(g1, sc->start + 7199, NULL), 1800000);
+    const char *text = NULL;
+    assert_int_equal(sim_billing_price_at(g1, sc->start + 7200, &text), 900000);
+    assert_string_equal(text, "0.9");
+    struct sim_world *w = sim_world_build(sc, 1, sc->start + 6 * 3600);
+    assert_int_equal(w->nnodes, 2);
+    assert_true(w->nodes[0].created_t < sc->start + 7200);
+    assert_true(w->nodes[1].created_t >= sc->start + 3 * 3600);
+    /* each node keeps the rate in force at its creation */
+    assert_int_equal(sim_billing_rate(w, 0), 1800000);
+    assert_int_equal(sim_billing_rate(w, 1), 900000);
+    /* /v2/sizes lists the price in force now */
+    assert_true(served_price(w, sc->start + 3600) == 1.8);
+    assert_true(served_price(w, sc->start + 7200) == 0.9);
+    /* the oracle's record holds the history: two prices, the change at 2 h */
+    struct sim_record rec;
+    sim_record_build(w, w->horizon, &rec);
+    assert_int_equal(rec.tl.nprices, 2);
+    assert_int_equal(rec.tl.prices[1].from, sc->start + 7200);
+    assert_int_equal(rec.tl.prices[1].price_hourly, 900000);
+    sim_record_release(&rec);
+    /* a change not yet in force at the record's time is not in it */
+    sim_record_build(w, sc->start + 3600, &rec);
+    assert_int_equal(rec.tl.nprices, 1);
+    sim_record_release(&rec);
+    sim_world_free(w);
+    sim_scenario_free(sc);
+    /* bad changes: before the start, out of order, not a price */
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\","
+               "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":\"1.8\","
+               "\"price_changes\":[{\"at\":\"2026-11-08T00:00:00Z\",\"price_hourly\":\"1\"}]}]}",
+               "sizes[0].price_changes[0]");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\","
+               "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":\"1.8\","
+               "\"price_changes\":[{\"after\":\"2h\",\"price_hourly\":\"1\"},"
+               "{\"after\":\"1h\",\"price_hourly\":\"2\"}]}]}",
+               "sizes[0].price_changes[1]");
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\","
+               "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":\"1.8\","
+               "\"price_changes\":[{\"after\":\"2h\",\"price_hourly\":1}]}]}",
+               "sizes[0].price_changes[0]");
+}
+
+/* --- NotReady spells (pools[].notready): blips, a partition, an end never seen --- */
+
+/* The time of the log entry with this seq. */
+static int64_t seq_time(const struct sim_world *w, int64_t seq) {
+    for (int k = 0; k < w->nlog; k++)
+        if (w->log[k].seq == seq)
+            return w->log[k].t;
+    return -1;
+}
+
+static int pod_of(const struct sim_world *w, const char *job_prefix, int attempt) {
+    for (int i = 0; i < w->npods; i++)
+        if (strncmp(w->pods[i].name, job_prefix, strlen(job_prefix)) == 0 &&
+            w->pods[i].attempt == attempt)
+            return i;
+    fail_msg("no pod %s attempt %d", job_prefix, attempt);
+    return -1;
+}
+
+static void test_notready_spells(void **state) {
+    (void)state;
+    /* pool "a" (2 nodes): a 60 s blip at 30 m, a 20 m partition at 1 h (eviction
+     * after 5 m). Pool "b" (1 node): unreachable from 1 h until deleted at 2 h by
+     * hand (a reclaim: signal 2 h, nodes deleted 2 h + 50 s). Spare pool "s". Jobs:
+     * "first" runs 10 m -> 1 h 10 m 30 s on a: it finishes inside the partition;
+     * "long" runs 20 m -> 3 h 20 m on a: still running at the heal; "unseen" runs on
+     * b 5 m -> 1 h 15 m 30 s: its end is never told. */
+    const char *json =
+        "{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"4h\","
+        "\"timing\":{\"provisioning\":\"3m\",\"pod_start\":\"30s\",\"reclaim_notice\":\"30s\","
+        "\"node_delete\":\"20s\",\"pod_gc\":\"40s\",\"pod_eviction_timeout\":\"5m\"},"
+        "\"sizes\":[{\"slug\":\"g1\",\"price_hourly\":\"1.8\",\"gpus\":1,\"vcpus\":8}],"
+        "\"pools\":[{\"name\":\"a\",\"size\":\"g1\",\"role\":\"on-demand\",\"count\":2,"
+        "\"notready\":[{\"after\":\"30m\",\"for\":\"60s\"},{\"after\":\"1h\",\"for\":\"20m\"}]},"
+        "{\"name\":\"s\",\"size\":\"g1\",\"role\":\"on-demand\",\"count\":0,\"auto_scale\":true,"
+        "\"min_nodes\":0,\"max_nodes\":2},"
+        "{\"name\":\"b\",\"size\":\"g1\",\"role\":\"spot\",\"count\":1,"
+        "\"notready\":[{\"after\":\"1h\"}]}],"
+        "\"workloads\":["
+        "{\"name\":\"first\",\"configuration\":\"on-demand\",\"count\":1,\"start_after\":\"10m\","
+        "\"pools\":[\"a\",\"s\"],\"pod_failure_policy\":false,"
+        "\"duration\":{\"dist\":\"fixed\",\"value\":\"1h\"}},"
+        "{\"name\":\"long\",\"configuration\":\"on-demand\",\"count\":1,\"start_after\":\"20m\","
+        "\"pools\":[\"a\",\"s\"],\"pod_failure_policy\":false,"
+        "\"duration\":{\"dist\":\"fixed\",\"value\":\"3h\"}},"
+        "{\"name\":\"unseen\",\"configuration\":\"spot\",\"count\":1,\"start_after\":\"5m\","
+        "\"duration\":{\"dist\":\"fixed\",\"value\":\"1h10m\"}}],"
+        "\"reclaims\":[{\"pool\":\"b\",\"after\":\"2h\"}]}";
+    struct sim_scenario *sc = NULL;
+    char err[256] = "";
+    assert_int_equal(sim_scenario_parse(json, strlen(json), &sc, err, sizeof err), ERR_OK);
+    int64_t t0 = sc->start;
+    assert_int_equal(sc->pools[0].nnotready, 2);
+    assert_int_equal(sc->pools[2].notready[0].dur, 0);
+    assert_int_equal(sc->eviction_timeout, 300);
+    struct sim_world *w = sim_world_build(sc, 1, t0 + 4 * 3600);
+    /* both nodes of a: two spells each, closed; b: one, open */
+    const struct sim_node *a0 = &w->nodes[0], *b0 = &w->nodes[2];
+    assert_int_equal(a0->nspells, 2);
+    assert_int_equal(a0->spells[0].from, t0 + 1800);
+    assert_int_equal(a0->spells[0].to, t0 + 1860);
+    assert_int_equal(a0->spells[1].to, t0 + 4800);
+    assert_int_equal(b0->nspells, 1);
+    assert_true(b0->spells[0].to == SIM_NEVER);
+    /* as served: Ready=Unknown since the spell inside it, Ready again after */
+    assert_int_equal(sim_node_lost_since(a0, sim_world_seq_at(w, t0 + 1830)), t0 + 1800);
+    assert_true(sim_node_lost_since(a0, sim_world_seq_at(w, t0 + 1900)) == SIM_NEVER);
+    assert_int_equal(sim_node_ready_since(a0, sim_world_seq_at(w, t0 + 1900)), t0 + 1860);
+    /* "first": evicted by the taint manager at 1 h 5 m, finished at 1 h 10 m 30 s
+     * (10 m + 30 s pull + 1 h) unseen, told at the heal (1 h 20 m): it wins */
+    int first = pod_of(w, "first-", 1);
+    const struct sim_pod *p = &w->pods[first];
+    assert_int_equal(p->disrupt_t, t0 + 3900);
+    assert_string_equal(p->disrupt_reason, "DeletionByTaintManager");
+    assert_int_equal(p->fin_t, t0 + 600 + 1 + 30 + 3600 + 1); /* created 1 s after the Job */
+    assert_int_equal(p->exit_code, 0);
+    assert_int_equal(seq_time(w, p->fin_seq), t0 + 4800);
+    assert_int_equal(p->outcome, SIM_OUT_SUCCEEDED);
+    /* its replacement (created at the eviction: no podFailurePolicy) is stopped at the heal */
+    const struct sim_pod *r = &w->pods[pod_of(w, "first-", 2)];
+    assert_int_equal(r->outcome, SIM_OUT_KILLED);
+    assert_int_equal(r->fin_t, t0 + 4800);
+    /* "long": still running at the heal, SIGTERM then (10 s) */
+    p = &w->pods[pod_of(w, "long-", 1)];
+    assert_int_equal(p->fin_t, t0 + 4800 + 10);
+    assert_int_equal(p->exit_code, 143);
+    /* "unseen": its end is never told; the attempt ends with its node (2 h + 50 s) */
+    p = &w->pods[pod_of(w, "unseen-", 1)];
+    assert_true(p->fin_t == SIM_NEVER);
+    assert_int_equal(b0->deleted_t, t0 + 7200 + 50);
+    assert_true(p->deleted_t > b0->deleted_t);
+    /* the oracle's record: every spell, and the shutdown inside b's open spell is not
+     * a second one */
+    struct sim_record rec;
+    sim_record_build(w, w->horizon, &rec);
+    assert_int_equal(rec.tl.nodes[0].nspells, 2);
+    assert_int_equal(rec.tl.nodes[0].spells[1].from, t0 + 3600);
+    assert_int_equal(rec.tl.nodes[0].spells[1].to, t0 + 4800);
+    assert_int_equal(rec.tl.nodes[2].nspells, 1);
+    assert_true(rec.tl.nodes[2].spells[0].to == ORC_NEVER);
+    sim_record_release(&rec);
+    sim_world_free(w);
+    sim_scenario_free(sc);
+    /* overlapping spells are refused */
+    expect_bad("{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES ","
+               "\"pools\":[{\"name\":\"s\",\"size\":\"g1\",\"role\":\"spot\",\"notready\":"
+               "[{\"after\":\"1h\",\"for\":\"2h\"},{\"after\":\"2h\",\"for\":\"1m\"}]}]}",
+               "pools[0].notready[1]");
+}
+
 static void test_truth_matches_cost_engine(void **state) {
     (void)state;
     struct sim_scenario *sc = load_small();
@@ -432,6 +633,8 @@ int main(void) {
         cmocka_unit_test(test_reclaim_facts),
         cmocka_unit_test(test_deletion_timestamp),
         cmocka_unit_test(test_billing_rule),
+        cmocka_unit_test(test_price_change),
+        cmocka_unit_test(test_notready_spells),
         cmocka_unit_test(test_truth_matches_cost_engine),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
