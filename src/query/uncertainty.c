@@ -2,6 +2,10 @@
  * docs/uncertainty.md). */
 #include "query/uncertainty.h"
 
+#include "base/jsonw.h"
+
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,4 +173,116 @@ enum err unc_compute(const struct cost_input *in, const struct cost_query *q,
     for (int c = 0; c < COST_NCONFIG; c++)
         csample_free(&s[c]);
     return rc;
+}
+
+/* "$1.23" / "-$0.10": µ$ rounded half away from zero to whole cents */
+static void usd_cents(int64_t micro, char *out, size_t size) {
+    int64_t a = micro < 0 ? -micro : micro;
+    int64_t cents = (a + 5000) / 10000;
+    snprintf(out, size, "%s$%" PRId64 ".%02" PRId64, micro < 0 && cents ? "-" : "", cents / 100,
+             cents % 100);
+}
+
+void unc_verdict_text(const struct boot_interval *d, const char *name, const char *other, char *out,
+                      size_t size) {
+    char lo[32], hi[32];
+    if (!d->ok) {
+        snprintf(out, size, "%s vs %s: no interval (%s)", name, other, d->reason);
+        return;
+    }
+    int v = boot_verdict(d);
+    if (v < 0) { /* the saving's interval: -hi .. -lo */
+        usd_cents(-d->hi, lo, sizeof lo);
+        usd_cents(-d->lo, hi, sizeof hi);
+        snprintf(out, size, "%s cheaper than %s (95%% interval %s-%s per task)", name, other, lo,
+                 hi);
+        return;
+    }
+    usd_cents(d->lo, lo, sizeof lo);
+    usd_cents(d->hi, hi, sizeof hi);
+    if (v > 0) {
+        snprintf(out, size, "%s dearer than %s (95%% interval %s-%s per task)", name, other, lo,
+                 hi);
+        return;
+    }
+    int64_t more = boot_more_needed(d);
+    if (more > 0)
+        snprintf(out, size,
+                 "%s vs %s: not distinguishable yet (95%% interval %s to %s per task): need "
+                 "about %" PRId64 " more successful tasks",
+                 name, other, lo, hi, more);
+    else
+        snprintf(out, size, "%s vs %s: not distinguishable (95%% interval %s to %s per task)", name,
+                 other, lo, hi);
+}
+
+static void interval_json(struct jsonw *w, const struct boot_interval *b) {
+    jsonw_obj(w);
+    if (b->ok) {
+        jsonw_kmoney(w, "point", b->point);
+        jsonw_kmoney(w, "lo", b->lo);
+        jsonw_kmoney(w, "hi", b->hi);
+    } else {
+        jsonw_key(w, "point");
+        jsonw_null(w);
+        jsonw_key(w, "lo");
+        jsonw_null(w);
+        jsonw_key(w, "hi");
+        jsonw_null(w);
+    }
+    jsonw_kint(w, "successful_tasks", b->n);
+    jsonw_kint(w, "resamples_used", b->ok ? b->resamples_used : 0);
+    jsonw_kstr(w, "reason", b->ok ? NULL : b->reason);
+    jsonw_obj_end(w);
+}
+
+void unc_write_json(const struct unc_result *u, struct jsonw *w) {
+    static const char *const cfg[COST_NCONFIG] = {"spot", "fallback", "on-demand"};
+    static const char *const who[UNC_NDIFF][2] = {
+        {"Spot", "pure On-Demand"},
+        {"Fallback", "pure On-Demand"},
+        {"Spot", "the same tasks at On-Demand rates"},
+        {"Fallback", "the same tasks at On-Demand rates"},
+    };
+    jsonw_obj(w);
+    jsonw_kstr(w, "method", "block bootstrap over tasks");
+    jsonw_key(w, "confidence");
+    jsonw_fixed(w, 95, 2);
+    jsonw_kint(w, "resamples", u->params.resamples);
+    jsonw_kint(w, "seed", (int64_t)u->params.seed);
+    jsonw_kint(w, "min_successful_tasks", u->params.min_successes);
+    jsonw_key(w, "cost_per_successful_task");
+    jsonw_obj(w);
+    for (int c = 0; c < COST_NCONFIG; c++) {
+        jsonw_key(w, cfg[c]);
+        interval_json(w, &u->per_task[c]);
+    }
+    jsonw_obj_end(w);
+    jsonw_key(w, "comparisons");
+    jsonw_arr(w);
+    for (int k = 0; k < UNC_NDIFF; k++) {
+        const struct boot_interval *d = &u->diff[k];
+        char text[256];
+        jsonw_obj(w);
+        jsonw_kstr(w, "name", diff_names[k]);
+        jsonw_key(w, "difference");
+        interval_json(w, d);
+        int v = boot_verdict(d);
+        jsonw_kstr(w, "verdict",
+                   !d->ok  ? NULL
+                   : v < 0 ? "cheaper"
+                   : v > 0 ? "dearer"
+                           : "not_distinguishable");
+        int64_t more = boot_more_needed(d);
+        jsonw_key(w, "more_tasks_needed");
+        if (d->ok && v == 0 && more > 0)
+            jsonw_int(w, more);
+        else
+            jsonw_null(w);
+        unc_verdict_text(d, who[k][0], who[k][1], text, sizeof text);
+        jsonw_kstr(w, "text", text);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
 }

@@ -43,4 +43,28 @@ enum err unc_compute(const struct cost_input *in, const struct cost_query *q,
                      const struct cost_result *r, const struct boot_params *p,
                      struct unc_result *out);
 
+/* The verdict a user reads for difference d of configuration `name` ("Spot",
+ * "Fallback") against `other` ("pure On-Demand", "the same tasks On-Demand"),
+ * with amounts in whole cents:
+ *   "Spot cheaper than pure On-Demand (95% interval $0.21-$0.48 per task)"
+ *   "Spot dearer than pure On-Demand (95% interval $0.10-$0.30 per task)"
+ *   "Spot vs pure On-Demand: not distinguishable yet (95% interval -$0.10 to
+ *    $0.30 per task): need about 40 more successful tasks"
+ *   "Spot vs pure On-Demand: no interval (3 successful tasks, fewer than 5)" */
+void unc_verdict_text(const struct boot_interval *d, const char *name, const char *other, char *out,
+                      size_t size);
+
+/* Writes the "uncertainty" object of the summary (docs/uncertainty.md):
+ *   {"method":"block bootstrap over tasks","confidence":0.95,"resamples":R,
+ *    "seed":S,"min_successful_tasks":M,
+ *    "cost_per_successful_task":{"spot":I,"fallback":I,"on-demand":I},
+ *    "comparisons":[{"name":"spot_vs_on_demand","difference":I,
+ *       "verdict":"cheaper"|"dearer"|"not_distinguishable"|null,
+ *       "more_tasks_needed":N|null,"text":"..."}, ...]}
+ * where I = {"point":$,"lo":$,"hi":$,"successful_tasks":n,"resamples_used":k,
+ * "reason":null} or, without an interval, {"point":null,"lo":null,"hi":null,
+ * "successful_tasks":n,"resamples_used":0,"reason":"..."}. */
+struct jsonw;
+void unc_write_json(const struct unc_result *u, struct jsonw *w);
+
 #endif

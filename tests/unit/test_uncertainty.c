@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "engine/cost.h"
+#include "base/buf.h"
+#include "base/jsonw.h"
 #include "query/uncertainty.h"
 
 #define T0 INT64_C(1793577600)
@@ -200,12 +202,72 @@ static void test_needs_attempts(void **state) {
     fx_free(f);
 }
 
+/* The sentence a user reads, amounts rounded to whole cents (half away from zero). */
+static void test_verdict_text(void **state) {
+    (void)state;
+    char t[256];
+    struct boot_interval d = {.ok = true, .point = -345000, .lo = -480000, .hi = -210000, .n = 14};
+    unc_verdict_text(&d, "Spot", "pure On-Demand", t, sizeof t);
+    assert_string_equal(t, "Spot cheaper than pure On-Demand (95% interval $0.21-$0.48 per task)");
+    d = (struct boot_interval){.ok = true, .point = 200000, .lo = 100000, .hi = 304999, .n = 9};
+    unc_verdict_text(&d, "Spot", "pure On-Demand", t, sizeof t);
+    assert_string_equal(t, "Spot dearer than pure On-Demand (95% interval $0.10-$0.30 per task)");
+    /* n = 20, point $0.10, [-$0.10, $0.30]: half-width $0.20, n' = 20·(0.2/0.1)² = 80 */
+    d = (struct boot_interval){.ok = true, .point = 100000, .lo = -100000, .hi = 300000, .n = 20};
+    unc_verdict_text(&d, "Spot", "pure On-Demand", t, sizeof t);
+    assert_string_equal(t, "Spot vs pure On-Demand: not distinguishable yet (95% interval -$0.10 "
+                           "to $0.30 per task): need about 60 more successful tasks");
+    /* -4,999 µ$ rounds to $0.00 with no minus sign; 5,000 µ$ to $0.01 */
+    d = (struct boot_interval){.ok = true, .point = 0, .lo = -4999, .hi = 5000, .n = 20};
+    unc_verdict_text(&d, "Fallback", "pure On-Demand", t, sizeof t);
+    assert_string_equal(t, "Fallback vs pure On-Demand: not distinguishable (95% interval $0.00 "
+                           "to $0.01 per task)");
+    d = (struct boot_interval){.ok = false, .n = 3, .reason = "3 successful tasks, fewer than 5"};
+    unc_verdict_text(&d, "Spot", "pure On-Demand", t, sizeof t);
+    assert_string_equal(t,
+                        "Spot vs pure On-Demand: no interval (3 successful tasks, fewer than 5)");
+}
+
+/* The JSON object of the summary, for the six identical Spot tasks above. */
+static void test_json(void **state) {
+    (void)state;
+    struct fx *f = fx_new();
+    for (int i = 0; i < 6; i++)
+        run(f, COST_SPOT, 0, 1000 * i);
+    struct unc_result u;
+    compute(f, &u);
+    struct buf b;
+    buf_init(&b, 0);
+    struct jsonw w;
+    jsonw_init(&w, &b);
+    unc_write_json(&u, &w);
+    assert_int_equal(w.rc, ERR_OK);
+    assert_int_equal(buf_putc(&b, '\0'), ERR_OK);
+    const char *j = b.data;
+    assert_non_null(strstr(j, "{\"method\":\"block bootstrap over tasks\",\"confidence\":0.95,"
+                              "\"resamples\":2000,\"seed\":20261202,\"min_successful_tasks\":5,"));
+    assert_non_null(strstr(j, "\"spot\":{\"point\":1.166667,\"lo\":1.16666"));
+    assert_non_null(strstr(j, "\"on-demand\":{\"point\":null,\"lo\":null,\"hi\":null,"
+                              "\"successful_tasks\":0,\"resamples_used\":0,"
+                              "\"reason\":\"0 successful tasks, fewer than 5\"}"));
+    /* Spot $1.17 a task against $2.00 On-Demand: cheaper by $0.83 */
+    assert_non_null(
+        strstr(j, "\"name\":\"spot_vs_counterfactual\",\"difference\":{\"point\":-0.833333,"));
+    assert_non_null(strstr(j, "\"verdict\":\"cheaper\",\"more_tasks_needed\":null,\"text\":\"Spot "
+                              "cheaper than the same tasks at On-Demand rates (95% interval "
+                              "$0.83-$0.83 per task)\"}"));
+    buf_release(&b);
+    fx_free(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_spot_tasks),
         cmocka_unit_test(test_spot_vs_on_demand_measured),
         cmocka_unit_test(test_filter_leaves_tasks_out),
         cmocka_unit_test(test_needs_attempts),
+        cmocka_unit_test(test_verdict_text),
+        cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests_name("uncertainty", tests, NULL, NULL);
 }
