@@ -3,12 +3,15 @@
  * adds none of its own, so each planted problem yields one precise fix. */
 #include "service/check.h"
 
+#include <json-c/json.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/buf.h"
+#include "base/jsonw.h"
 #include "base/secret.h"
 #include "source/do_api.h"
 #include "source/do_clusters.h"
@@ -81,21 +84,36 @@ static const char *const VERBS[] = {"list", "watch"};
 static enum err ssar(struct http_client *c, const char *url, const char *tok, const char *ns,
                      const struct need *n, const char *verb, bool *allowed,
                      struct http_response *resp) {
-    char body[512];
-    snprintf(body, sizeof body,
-             "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SelfSubjectAccessReview\","
-             "\"spec\":{\"resourceAttributes\":{\"verb\":\"%s\",\"group\":\"%s\",\"resource\":"
-             "\"%s\"%s%s%s}}}",
-             verb, n->group, n->resource, ns ? ",\"namespace\":\"" : "", ns ? ns : "",
-             ns ? "\"" : "");
+    struct buf body;
+    buf_init(&body, 4096);
+    struct jsonw j;
+    jsonw_init(&j, &body); /* escapes --kube-namespace, whatever it holds */
+    jsonw_obj(&j);
+    jsonw_kstr(&j, "apiVersion", "authorization.k8s.io/v1");
+    jsonw_kstr(&j, "kind", "SelfSubjectAccessReview");
+    jsonw_key(&j, "spec");
+    jsonw_obj(&j);
+    jsonw_key(&j, "resourceAttributes");
+    jsonw_obj(&j);
+    jsonw_kstr(&j, "verb", verb);
+    jsonw_kstr(&j, "group", n->group);
+    jsonw_kstr(&j, "resource", n->resource);
+    if (ns)
+        jsonw_kstr(&j, "namespace", ns);
+    jsonw_obj_end(&j);
+    jsonw_obj_end(&j);
+    jsonw_obj_end(&j);
     char u[700];
     snprintf(u, sizeof u, "%s/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", url);
-    enum err rc = http_client_post_json(c, u, tok, body, resp);
+    enum err rc = http_client_post_json(c, u, tok, buf_str(&body), resp);
+    buf_release(&body);
     if (rc != ERR_OK)
         return rc;
-    const char *b = buf_str(&resp->body);
-    const char *st = strstr(b, "\"status\"");
-    *allowed = st && strstr(st, "\"allowed\":true") != NULL;
+    struct json_object *o = json_tokener_parse(buf_str(&resp->body)), *st, *al;
+    *allowed = o && json_object_object_get_ex(o, "status", &st) &&
+               json_object_object_get_ex(st, "allowed", &al) &&
+               json_object_is_type(al, json_type_boolean) && json_object_get_boolean(al);
+    json_object_put(o);
     return ERR_OK;
 }
 
