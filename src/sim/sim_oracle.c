@@ -1,6 +1,7 @@
 /* sim_oracle — see sim_oracle.h. Every loop here walks seconds or lists one by
  * one; nothing is cached, sorted cleverly or shared with the cost engine. */
 #include "sim/sim_oracle.h"
+#include "sim/sim_oracle_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,6 @@ __extension__ typedef __int128 i128;
 #define MIN_SECONDS 60
 #define MIN_AMOUNT 10000 /* $0.01 */
 
-enum kind { K_USEFUL = ORC_K_USEFUL, K_RESTORE, K_WASTED, K_RUNNING, K_N };
-
 /* Half away from zero: num / den with den > 0. */
 static int64_t round_div(i128 num, i128 den) {
     if (num >= 0)
@@ -25,12 +24,27 @@ static int64_t round_div(i128 num, i128 den) {
     return -(int64_t)((-num + den / 2) / den);
 }
 
-static int64_t min64(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
-
-static bool in_window(int64_t t, int64_t from, int64_t to, int64_t now) {
-    return t != ORC_NEVER && t >= from && t < to && t <= now;
+void orc_split(int64_t amount, const orc_i128 *w, int n, int64_t *parts) {
+    i128 sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += w[i];
+    int64_t given = 0;
+    i128 *rem = xcalloc((size_t)n + 1, sizeof *rem);
+    for (int i = 0; i < n; i++) {
+        i128 q = (i128)amount * w[i];
+        parts[i] = (int64_t)(q / sum);
+        rem[i] = q % sum;
+        given += parts[i];
+    }
+    for (int64_t left = amount - given; left > 0; left--) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (w[i] > 0 && (best < 0 || rem[i] > rem[best]))
+                best = i;
+        parts[best]++;
+        rem[best] = -1;
+    }
+    free(rem);
 }
 
 /* ---- labels and Spot ------------------------------------------------------ */
@@ -104,7 +118,7 @@ static int size_gpus(const struct orc_timeline *tl, const char *slug) {
  * after Ready (the minimum: a node is billed as if it lived 60 s, owed as soon as
  * it is Ready). */
 static int64_t node_end(const struct orc_node *n, int64_t now) {
-    int64_t end = min64(n->deleted_t, now);
+    int64_t end = orc_min64(n->deleted_t, now);
     return end < n->ready_t + MIN_SECONDS ? n->ready_t + MIN_SECONDS : end;
 }
 
@@ -125,174 +139,6 @@ static bool charged(const struct orc_node *n, int64_t s, int64_t now, struct mon
     }
     int64_t first = n->ready_t > m->lo ? n->ready_t : m->lo;
     return s < first + CAP_SECONDS;
-}
-
-/* ---- tasks ---------------------------------------------------------------- */
-
-/* One task group: an Indexed Job's index (1 task) or a whole non-Indexed Job
- * (completions tasks). Its pods in creation order. */
-struct group {
-    int job, index, ntasks;
-    int *pods;
-    int npods;
-    int64_t success_t, fail_t;
-};
-
-static int cmp_created(const struct orc_timeline *tl, int a, int b) {
-    const struct orc_pod *x = &tl->pods[a], *y = &tl->pods[b];
-    if (x->created_t != y->created_t)
-        return x->created_t < y->created_t ? -1 : 1;
-    return strcmp(x->uid, y->uid);
-}
-
-/* Insertion sort by creation: small lists, obvious. */
-static void sort_by_created(const struct orc_timeline *tl, int *v, int n) {
-    for (int i = 1; i < n; i++)
-        for (int k = i; k > 0 && cmp_created(tl, v[k - 1], v[k]) > 0; k--) {
-            int t = v[k];
-            v[k] = v[k - 1];
-            v[k - 1] = t;
-        }
-}
-
-struct podx {                   /* what the oracle derives per pod */
-    int64_t hold_from, hold_to; /* hold_to ORC_NEVER: still held at now */
-    bool held, winner, interrupted, duplicate;
-    int64_t lost_at;
-    enum kind kind;
-    int group;
-};
-
-/* The first pod of the group created after its a-th that started by now. */
-static const struct orc_pod *next_started(const struct orc_timeline *tl, const struct group *gr,
-                                          int a, int64_t now) {
-    for (int b = a + 1; b < gr->npods; b++) {
-        const struct orc_pod *p = &tl->pods[gr->pods[b]];
-        if (p->start_t != ORC_NEVER && p->start_t <= now)
-            return p;
-    }
-    return NULL;
-}
-
-static bool succeeded(const struct orc_pod *p, int64_t now) {
-    return p->fin_t != ORC_NEVER && p->fin_t <= now && p->exit_code == 0;
-}
-
-static bool disruption_reason(const char *r) {
-    static const char *const set[] = {"Evicted", "NodeLost", "Shutdown", "NodeShutdown",
-                                      "Terminated"};
-    if (!r)
-        return false;
-    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
-        if (strcmp(r, set[i]) == 0)
-            return true;
-    return false;
-}
-
-static void derive_pod(const struct orc_timeline *tl, int i, int64_t now, struct podx *x) {
-    const struct orc_pod *p = &tl->pods[i];
-    x->held = p->node >= 0 && p->sched_t != ORC_NEVER && p->sched_t <= now;
-    x->hold_from = p->sched_t;
-    int64_t end = ORC_NEVER;
-    if (x->held) {
-        end = min64(end, p->fin_t);
-        end = min64(end, p->removed_t);
-        end = min64(end, tl->nodes[p->node].deleted_t);
-        if (end > now)
-            end = ORC_NEVER;
-    }
-    x->hold_to = end;
-    x->lost_at = ORC_NEVER;
-    x->interrupted = false;
-    if (x->held && end != ORC_NEVER && !succeeded(p, now)) {
-        const struct orc_node *n = &tl->nodes[p->node];
-        bool node_gone = end == n->deleted_t;
-        if (p->disrupt_t <= now || disruption_reason(p->reason) || node_gone) {
-            x->interrupted = true;
-            /* the earliest evidence: DisruptionTarget, the deletion request (the pod's
-             * deletion, decisions board), the NotReady spell it ended in, its end */
-            int64_t lost = end;
-            if (p->disrupt_t >= p->sched_t)
-                lost = min64(lost, p->disrupt_t);
-            if (p->delreq_t >= p->sched_t)
-                lost = min64(lost, p->delreq_t);
-            for (int s = 0; s < n->nspells; s++) {
-                const struct orc_spell *sp = &n->spells[s];
-                if (sp->from >= p->sched_t && sp->from <= end && sp->to >= end)
-                    lost = min64(lost, sp->from);
-            }
-            x->lost_at = lost;
-        }
-    }
-}
-
-/* The Kubernetes share numerator and the node denominator (docs/cost-model.md "share"). */
-static void share_of(const struct orc_pod *p, const struct orc_node *n, int64_t *num,
-                     int64_t *den) {
-    if (n->gpus > 0) {
-        *den = n->gpus;
-        *num = p->gpu_req > n->gpus ? n->gpus : p->gpu_req;
-    } else {
-        *den = n->cpu_m > 0 ? n->cpu_m : 1;
-        *num = p->cpu_m > *den ? *den : p->cpu_m;
-    }
-}
-
-void orc_split(int64_t amount, const orc_i128 *w, int n, int64_t *parts) {
-    i128 sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += w[i];
-    int64_t given = 0;
-    i128 *rem = xcalloc((size_t)n + 1, sizeof *rem);
-    for (int i = 0; i < n; i++) {
-        i128 q = (i128)amount * w[i];
-        parts[i] = (int64_t)(q / sum);
-        rem[i] = q % sum;
-        given += parts[i];
-    }
-    for (int64_t left = amount - given; left > 0; left--) {
-        int best = -1;
-        for (int i = 0; i < n; i++)
-            if (w[i] > 0 && (best < 0 || rem[i] > rem[best]))
-                best = i;
-        parts[best]++;
-        rem[best] = -1;
-    }
-    free(rem);
-}
-
-static int64_t lcm64(int64_t a, int64_t b) {
-    int64_t x = a, y = b;
-    while (y) {
-        int64_t t = x % y;
-        x = y;
-        y = t;
-    }
-    return a / x * b;
-}
-
-/* partial: a task holding a node in W, or finished in W, that also held one
- * outside W; or one holding a node in W not finished by W's end. */
-static void partial_of(const struct orc_timeline *tl, const struct group *g, int ngroups,
-                       const struct podx *px, struct orc_result *r) {
-    for (int k = 0; k < ngroups; k++) {
-        bool in_w = false, out_w = false;
-        for (int a = 0; a < g[k].npods; a++) {
-            const struct podx *x = &px[g[k].pods[a]];
-            int64_t e = x->hold_to == ORC_NEVER ? r->now : x->hold_to;
-            if (!x->held || e <= x->hold_from)
-                continue;
-            if (e > r->from && x->hold_from < r->to)
-                in_w = true;
-            if (x->hold_from < r->from || e > r->to)
-                out_w = true;
-        }
-        int64_t done = min64(g[k].success_t, g[k].fail_t);
-        bool done_by_end = done != ORC_NEVER && done < r->to;
-        bool done_in_w = in_window(done, r->from, r->to, r->now);
-        if ((in_w && (out_w || !done_by_end)) || (done_in_w && out_w))
-            r->cfg[tl->jobs[g[k].job].config].partial = true;
-    }
 }
 
 enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, int64_t now,
@@ -358,7 +204,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         int k = group_of_job[p->job] + (tl->jobs[p->job].indexed ? p->index : 0);
         g[k].pods[g[k].npods++] = i;
         px[i].group = k;
-        derive_pod(tl, i, now, &px[i]);
+        orc_derive_pod(tl, i, now, &px[i]);
     }
     r->ngroups = ngroups;
     r->groups = xcalloc((size_t)ngroups + 1, sizeof *r->groups);
@@ -372,21 +218,21 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         pr->hold_from = px[i].hold_from;
         pr->hold_end = px[i].hold_to == ORC_NEVER ? now : px[i].hold_to;
     }
-    partial_of(tl, g, ngroups, px, r);
+    orc_partial_of(tl, g, ngroups, px, r);
 
     for (int k = 0; k < ngroups; k++) {
         struct group *gr = &g[k];
         enum orc_config c = tl->jobs[gr->job].config;
         struct orc_config_result *cr = &r->cfg[c];
-        sort_by_created(tl, gr->pods, gr->npods);
-        if (in_window(gr->success_t, from, to, now))
+        orc_sort_by_created(tl, gr->pods, gr->npods);
+        if (orc_in_window(gr->success_t, from, to, now))
             cr->tasks_succeeded += gr->ntasks;
-        if (in_window(gr->fail_t, from, to, now))
+        if (orc_in_window(gr->fail_t, from, to, now))
             cr->tasks_failed += gr->ntasks;
         /* attempts and retries, at the pod's creation */
         for (int a = 0; a < gr->npods; a++) {
             int i = gr->pods[a];
-            if (in_window(tl->pods[i].created_t, from, to, now)) {
+            if (orc_in_window(tl->pods[i].created_t, from, to, now)) {
                 cr->attempts++;
                 if (a >= gr->ntasks)
                     cr->retries++;
@@ -398,7 +244,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             for (int a = 0; a < gr->npods; a++) {
                 int i = gr->pods[a];
                 const struct orc_pod *p = &tl->pods[i];
-                if (px[i].winner || !succeeded(p, now))
+                if (px[i].winner || !orc_succeeded(p, now))
                     continue;
                 if (best < 0 || p->fin_t < tl->pods[best].fin_t)
                     best = i; /* creation order breaks ties */
@@ -414,7 +260,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 px[i].kind = K_RUNNING;
             else
                 px[i].kind = K_WASTED;
-            if (px[i].interrupted && in_window(px[i].lost_at, from, to, now))
+            if (px[i].interrupted && orc_in_window(px[i].lost_at, from, to, now))
                 cr->interruptions++;
         }
         /* duplicates, second by second: at each second the held pods in order of
@@ -424,7 +270,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             struct podx *x = &px[gr->pods[a]];
             if (!x->held)
                 continue;
-            lo = min64(lo, x->hold_from);
+            lo = orc_min64(lo, x->hold_from);
             int64_t e = x->hold_to == ORC_NEVER ? now : x->hold_to;
             hi = e > hi ? e : hi;
         }
@@ -445,7 +291,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                     if (o == i || !y->held || s < y->hold_from || s >= ye)
                         continue;
                     if (y->hold_from < x->hold_from ||
-                        (y->hold_from == x->hold_from && cmp_created(tl, o, i) < 0))
+                        (y->hold_from == x->hold_from && orc_cmp_created(tl, o, i) < 0))
                         before++;
                 }
                 if (before >= gr->ntasks) {
@@ -463,10 +309,10 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             int i = gr->pods[a];
             if (!px[i].interrupted)
                 continue;
-            const struct orc_pod *next = next_started(tl, gr, a, now);
+            const struct orc_pod *next = orc_next_started(tl, gr, a, now);
             if (!next)
                 continue;
-            if (!in_window(next->start_t, from, to, now))
+            if (!orc_in_window(next->start_t, from, to, now))
                 continue;
             /* a pod that started before this one was lost (a sibling of an N-completion
              * Job) waited 0 s */
@@ -530,7 +376,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 continue;
             enum orc_config c = tl->jobs[p->job].config;
             int64_t sn, sd;
-            share_of(p, node, &sn, &sd);
+            orc_share_of(p, node, &sn, &sd);
             den = sd;
             int64_t e = x->hold_to == ORC_NEVER ? now : x->hold_to;
             for (int64_t s = x->hold_from; s < e; s++) {
@@ -624,12 +470,12 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
     int64_t L = 1;
     for (int i = 0; i < tl->nsizes; i++)
         if (tl->sizes[i].gpus > 0)
-            L = lcm64(L, tl->sizes[i].gpus);
+            L = orc_lcm64(L, tl->sizes[i].gpus);
     i128 cf_num = 0; /* µ$ x 3600 x L */
     for (int k = 0; k < ngroups; k++) {
         struct group *gr = &g[k];
         enum orc_config c = tl->jobs[gr->job].config;
-        if (c == ORC_ON_DEMAND || !in_window(gr->success_t, from, to, now))
+        if (c == ORC_ON_DEMAND || !orc_in_window(gr->success_t, from, to, now))
             continue;
         int won = 0;
         for (int a = 0; a < gr->npods; a++) {
@@ -681,7 +527,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
     /* reclaims: Spot pools gone in W */
     for (int p = 0; p < tl->npools; p++) {
         const struct orc_pool *pool = &tl->pools[p];
-        if (!r->pools[p].spot || !in_window(pool->gone_t, from, to, now))
+        if (!r->pools[p].spot || !orc_in_window(pool->gone_t, from, to, now))
             continue;
         struct orc_reclaim *rc = &r->reclaims[r->nreclaims++];
         rc->pool = p;
@@ -693,7 +539,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             if (r->pools[node->pool].spot || node->gpus <= 0 || node->ready_t > now)
                 continue;
             if (node->ready_t >= rc->signal_t)
-                rc->replacement_ready_t = min64(rc->replacement_ready_t, node->ready_t);
+                rc->replacement_ready_t = orc_min64(rc->replacement_ready_t, node->ready_t);
         }
         rc->resumed_t = ORC_NEVER;
         for (int k = 0; k < ngroups; k++)
@@ -703,9 +549,9 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 if (!px[i].interrupted || tl->nodes[pd->node].pool != p ||
                     px[i].lost_at < rc->signal_t)
                     continue;
-                const struct orc_pod *next = next_started(tl, &g[k], a, now);
+                const struct orc_pod *next = orc_next_started(tl, &g[k], a, now);
                 if (next)
-                    rc->resumed_t = min64(rc->resumed_t, next->start_t);
+                    rc->resumed_t = orc_min64(rc->resumed_t, next->start_t);
             }
         rc->replacement_delay = rc->replacement_ready_t == ORC_NEVER
                                     ? ORC_NEVER
@@ -738,140 +584,4 @@ void orc_result_release(struct orc_result *r) {
     free(r->nodes);
     free(r->reclaims);
     memset(r, 0, sizeof *r);
-}
-
-/* ---- JSON ----------------------------------------------------------------- */
-
-static void kmoney_or_null(struct jsonw *j, const char *key, int64_t v) {
-    jsonw_key(j, key);
-    if (v == ORC_NEVER)
-        jsonw_null(j);
-    else
-        jsonw_money(j, v);
-}
-
-static void kint_or_null(struct jsonw *j, const char *key, int64_t v) {
-    jsonw_key(j, key);
-    if (v == ORC_NEVER)
-        jsonw_null(j);
-    else
-        jsonw_int(j, v);
-}
-
-static void ktime_or_null(struct jsonw *j, const char *key, int64_t v) {
-    jsonw_key(j, key);
-    if (v == ORC_NEVER)
-        jsonw_null(j);
-    else
-        jsonw_time(j, v);
-}
-
-enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result *r,
-                         struct buf *out) {
-    static const char *const names[ORC_NCONFIG] = {"spot", "fallback", "on-demand"};
-    struct jsonw j;
-    jsonw_init(&j, out);
-    jsonw_obj(&j);
-    jsonw_key(&j, "window");
-    jsonw_obj(&j);
-    jsonw_ktime(&j, "from", r->from);
-    jsonw_ktime(&j, "to", r->to);
-    jsonw_obj_end(&j);
-    jsonw_ktime(&j, "now", r->now);
-    jsonw_key(&j, "configurations");
-    jsonw_arr(&j);
-    for (int c = 0; c < ORC_NCONFIG; c++) {
-        const struct orc_config_result *cr = &r->cfg[c];
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "configuration", names[c]);
-        jsonw_kstr(&j, "basis", "measured");
-        jsonw_kint(&j, "tasks_succeeded", cr->tasks_succeeded);
-        jsonw_kint(&j, "tasks_failed", cr->tasks_failed);
-        jsonw_kint(&j, "attempts", cr->attempts);
-        jsonw_kint(&j, "retries", cr->retries);
-        jsonw_kint(&j, "interruptions", cr->interruptions);
-        jsonw_kint(&j, "duplicates", cr->duplicates);
-        jsonw_kint(&j, "duplicate_seconds", cr->duplicate_seconds);
-        jsonw_kmoney(&j, "cost", cr->cost);
-        kmoney_or_null(&j, "cost_per_successful_task", cr->cost_per_task);
-        jsonw_kmoney(&j, "allocated_cost", cr->allocated);
-        jsonw_kmoney(&j, "useful_cost", cr->useful);
-        jsonw_kmoney(&j, "restore_cost", cr->restore);
-        jsonw_kmoney(&j, "wasted_cost", cr->wasted);
-        jsonw_kmoney(&j, "running_cost", cr->running);
-        jsonw_kmoney(&j, "idle_cost", cr->idle);
-        jsonw_key(&j, "restore_seconds");
-        jsonw_obj(&j);
-        jsonw_kint(&j, "samples", cr->restore_samples);
-        jsonw_kint(&j, "total", cr->restore_total);
-        jsonw_obj_end(&j);
-        jsonw_obj_end(&j);
-    }
-    jsonw_obj(&j);
-    jsonw_kstr(&j, "configuration", "on-demand");
-    jsonw_kstr(&j, "basis", "counterfactual");
-    jsonw_kint(&j, "tasks_succeeded", r->cf_tasks);
-    jsonw_kint(&j, "tasks_priced", r->cf_priced);
-    jsonw_kint(&j, "tasks_unpriced", r->cf_unpriced);
-    jsonw_kint(&j, "work_seconds", r->cf_work_seconds);
-    jsonw_kmoney(&j, "cost", r->cf_cost);
-    kmoney_or_null(&j, "cost_per_successful_task", r->cf_per_task);
-    jsonw_obj_end(&j);
-    jsonw_arr_end(&j);
-    jsonw_kmoney(&j, "nodes_total_cost", r->nodes_total);
-    jsonw_kmoney(&j, "allocated_cost", r->allocated_total);
-    jsonw_kmoney(&j, "idle_cost", r->idle_total);
-    jsonw_kmoney(&j, "unattributed_idle_cost", r->unattributed_total);
-    jsonw_key(&j, "pools");
-    jsonw_arr(&j);
-    for (int p = 0; p < tl->npools; p++) {
-        const struct orc_pool_result *pr = &r->pools[p];
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "pool_id", tl->pools[p].id);
-        jsonw_kstr(&j, "pool", tl->pools[p].name);
-        jsonw_kstr(&j, "size", tl->pools[p].size);
-        jsonw_kstr(&j, "capacity_type", pr->spot ? "spot" : "on-demand");
-        jsonw_kint(&j, "nodes", pr->nodes);
-        jsonw_kint(&j, "node_seconds", pr->seconds);
-        jsonw_kmoney(&j, "cost", pr->total);
-        jsonw_kmoney(&j, "allocated_cost", pr->allocated);
-        jsonw_kmoney(&j, "idle_cost", pr->idle);
-        jsonw_kmoney(&j, "unattributed_idle_cost", pr->unattributed);
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    jsonw_key(&j, "nodes");
-    jsonw_arr(&j);
-    for (int n = 0; n < tl->nnodes; n++) {
-        const struct orc_node_result *nr = &r->nodes[n];
-        if (nr->seconds == 0 && nr->total == 0)
-            continue;
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "name", tl->nodes[n].name);
-        jsonw_kstr(&j, "pool_id", tl->pools[tl->nodes[n].pool].id);
-        jsonw_kmoney(&j, "price_hourly", nr->rate);
-        jsonw_kint(&j, "billable_seconds", nr->seconds);
-        jsonw_kmoney(&j, "cost", nr->total);
-        jsonw_kmoney(&j, "allocated_cost", nr->allocated);
-        jsonw_kmoney(&j, "idle_cost", nr->idle);
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    jsonw_key(&j, "reclaims");
-    jsonw_arr(&j);
-    for (int i = 0; i < r->nreclaims; i++) {
-        const struct orc_reclaim *rc = &r->reclaims[i];
-        jsonw_obj(&j);
-        jsonw_kstr(&j, "pool_id", tl->pools[rc->pool].id);
-        ktime_or_null(&j, "first_signal_at", rc->signal_t);
-        ktime_or_null(&j, "gone_at", rc->gone_t);
-        ktime_or_null(&j, "fallback_ready_at", rc->replacement_ready_t);
-        ktime_or_null(&j, "first_resumed_at", rc->resumed_t);
-        kint_or_null(&j, "replacement_delay_seconds", rc->replacement_delay);
-        kint_or_null(&j, "return_to_useful_work_seconds", rc->return_to_work);
-        jsonw_obj_end(&j);
-    }
-    jsonw_arr_end(&j);
-    jsonw_obj_end(&j);
-    return j.rc;
 }
