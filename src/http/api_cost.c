@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "query/compose.h"
 #include "query/report.h"
+#include "http/api_uncertainty.h"
 #include "store/store_read.h"
 
 unsigned api_config_bits(const struct api_query *q) {
@@ -149,18 +150,30 @@ void api_summary(struct request *req, struct response *resp) {
     struct api_query q;
     struct calc c;
     struct api_cache_slot slot;
-    if (!api_query_parse(req, resp, &q, NULL))
+    struct api_unc unc;
+    if (!api_query_parse(req, resp, &q, api_unc_params))
         return;
-    if (api_cache_lookup(req, resp, &q, NULL, &slot))
+    if (!api_unc_parse(req, resp, &unc))
         return;
-    if (!api_calc_window(req, resp, &q, &c))
+    if (api_cache_lookup(req, resp, &q, unc.key, &slot) || !api_unc_compute(req, resp, &q, &unc) ||
+        !api_calc_window(req, resp, &q, &c)) {
+        api_unc_release(&unc);
         return;
+    }
     enum err rc = report_summary_json(c.res, &resp->body);
     calc_release(&c);
     if (rc != ERR_OK || resp->body.len == 0 || resp->body.data[resp->body.len - 1] != '}') {
+        api_unc_release(&unc);
         response_error(resp, 500, "internal", "cannot write the summary");
         return;
     }
+    if (unc.on) { /* the uncertainty object joins the summary object */
+        resp->body.len--;
+        buf_puts(&resp->body, ",\"uncertainty\":");
+        buf_append(&resp->body, unc.body.data, unc.body.len);
+        buf_putc(&resp->body, '}');
+    }
+    api_unc_release(&unc);
     /* add the window's reconciliation to the summary object */
     resp->body.len--;
     buf_puts(&resp->body, ",\"reconciliation\":");

@@ -172,6 +172,49 @@ static void test_bad_parameters(void **state) {
     assert_non_null(strstr(jstr(t, "error.message"), "step"));
 }
 
+/* uncertainty=true adds the bootstrap's object (docs/uncertainty.md). The worked
+ * example has 3 successful fallback tasks, below the minimum sample of 5, and no
+ * Spot or On-Demand task: every interval is null with the reason, never a number. */
+static void test_summary_uncertainty(void **state) {
+    struct apitest *t = *state;
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK), 200);
+    assert_null(strstr(apitest_body(t), "\"uncertainty\"")); /* not asked for: absent */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&uncertainty=true"), 200);
+    assert_string_equal(jstr(t, "uncertainty.method"), "block bootstrap over tasks");
+    assert_int_equal(jint(t, "uncertainty.resamples"), 2000);
+    assert_int_equal(jint(t, "uncertainty.min_successful_tasks"), 5);
+    assert_true(jnull(t, "uncertainty.cost_per_successful_task.fallback.lo"));
+    assert_int_equal(jint(t, "uncertainty.cost_per_successful_task.fallback.successful_tasks"), 3);
+    assert_string_equal(jstr(t, "uncertainty.cost_per_successful_task.fallback.reason"),
+                        "3 successful tasks, fewer than 5");
+    assert_string_equal(jstr(t, "uncertainty.comparisons.1.name"), "fallback_vs_on_demand");
+    assert_true(jnull(t, "uncertainty.comparisons.1.verdict"));
+    assert_string_equal(jstr(t, "uncertainty.comparisons.3.text"),
+                        "Fallback vs the same tasks at On-Demand rates: no interval (3 "
+                        "successful tasks, fewer than 5)");
+    /* the rest of the summary is unchanged: 14.400 / 3 */
+    assert_int_equal(jmicro(t, "configurations.1.cost_per_successful_task"), 4800000);
+    /* resamples= is part of the cache key: another size is computed, not served */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&uncertainty=true&resamples=100"),
+                     200);
+    assert_int_equal(jint(t, "uncertainty.resamples"), 100);
+    /* longer than 35 days: not resampled, and said so */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?from=2026-09-01T00:00:00Z&"
+                                     "to=2026-11-09T00:00:00Z&uncertainty=true"),
+                     200);
+    assert_true(jnull(t, "uncertainty.cost_per_successful_task"));
+    assert_non_null(strstr(jstr(t, "uncertainty.reason"), "longer than 35 days"));
+    const char *bad[] = {"uncertainty=yes", "uncertainty=true&resamples=99",
+                         "uncertainty=true&resamples=10001", "uncertainty=true&resamples=2k"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[160];
+        snprintf(req, sizeof req, "GET /api/v1/summary?" WEEK "&%s", bad[i]);
+        if (apitest_call(t, req) != 400)
+            fail_msg("%s: %d %s", req, t->resp.status, apitest_body(t));
+        assert_string_equal(jerr(t), "bad_parameter");
+    }
+}
+
 static void test_no_database(void **state) {
     struct apitest *t = *state;
     struct store *keep = t->reader;
@@ -408,6 +451,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_summary_filter, apitest_setup_worked,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_summary_window_cut, apitest_setup_worked,
+                                        apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_summary_uncertainty, apitest_setup_worked,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_bad_parameters, apitest_setup_worked,
                                         apitest_teardown_state),
