@@ -75,15 +75,15 @@ KC
 mkdir -p "$tmp/home/.config/doctl"
 printf 'access-token: wrong-default\ncontext: sim\nauth-contexts:\n  sim: %s\n' "$(cat "$tmp/dtok")" \
   > "$tmp/home/.config/doctl/config.yaml"
-# only the kubeconfig and doctl's config: no token variables, no --kube-* flags
-run_env() {
-  env -u DIGITALOCEAN_TOKEN -u DIGITALOCEAN_ACCESS_TOKEN -u DIGITALOCEAN_CONTEXT \
-    -u KUBERNETES_SERVICE_HOST -u XDG_CONFIG_HOME \
-    HOME="$tmp/home" KUBECONFIG="$tmp/kubeconfig" PATH="$tmp/bin:$PATH" "$@"
-}
+# only the kubeconfig and doctl's config: no token variables, no --kube-* flags.
+# (the positional parameters, given to `env`, which execs the command: $! is then
+# spotledger's own pid, not a subshell's, and the cleanup stops it)
+set -- -u DIGITALOCEAN_TOKEN -u DIGITALOCEAN_ACCESS_TOKEN -u DIGITALOCEAN_CONTEXT \
+  -u KUBERNETES_SERVICE_HOST -u XDG_CONFIG_HOME \
+  HOME="$tmp/home" KUBECONFIG="$tmp/kubeconfig" PATH="$tmp/bin:$PATH"
 
 # 1. no --cluster-id and a server URL that is not DOKS's: stop, naming the cluster
-if run_env timeout 60 "$SPOTLEDGER_BIN" --do-api-url "http://$http" --db "$tmp/a.db" \
+if env "$@" timeout 60 "$SPOTLEDGER_BIN" --do-api-url "http://$http" --db "$tmp/a.db" \
     --listen 127.0.0.1:0 > /dev/null 2> "$tmp/nocluster.err"; then
   fail "started without a cluster id"
 fi
@@ -92,7 +92,7 @@ grep -q "no --cluster-id; pass one of this account's clusters: .*($cluster, " "$
 
 # 2. the service with a plugin whose tokens expire every 3 s
 rm -f "$tmp/runs"
-run_env "$SPOTLEDGER_BIN" --do-api-url "http://$http" --cluster-id "$cluster" --db "$tmp/s.db" \
+env "$@" "$SPOTLEDGER_BIN" --do-api-url "http://$http" --cluster-id "$cluster" --db "$tmp/s.db" \
   --listen 127.0.0.1:0 --poll-interval 2 > "$tmp/svc.out" 2> "$tmp/svc.log" &
 svc=$!
 i=0
@@ -137,7 +137,7 @@ echo "e2e_kubeconfig: plugin ran $runs times, ingest continued across expiries"
 # 3. a failing plugin stops start-up with its own message
 printf '#!/bin/sh\necho "Error: unable to initialize DigitalOcean API client: access token is required." >&2\nexit 1\n' \
   > "$tmp/bin/fake-doctl"
-if run_env timeout 60 "$SPOTLEDGER_BIN" --do-api-url "http://$http" --cluster-id "$cluster" \
+if env "$@" timeout 60 "$SPOTLEDGER_BIN" --do-api-url "http://$http" --cluster-id "$cluster" \
     --db "$tmp/b.db" --listen 127.0.0.1:0 > /dev/null 2> "$tmp/bad.err"; then
   fail "started with a failing plugin"
 fi
