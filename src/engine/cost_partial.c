@@ -216,7 +216,7 @@ enum err cost_partial_capture(const struct cost_input *in, const struct cost_que
 
 /* ---- merge ------------------------------------------------------------------ */
 
-void cost_partial_add(struct cost_partial *acc, const struct cost_partial *p) {
+static void add_counts(struct cost_partial *acc, const struct cost_partial *p) {
     if (p->from < acc->from)
         acc->from = p->from;
     if (p->to > acc->to)
@@ -238,6 +238,41 @@ void cost_partial_add(struct cost_partial *acc, const struct cost_partial *p) {
         a->cf_reported += b->cf_reported;
         a->cf_runtime += b->cf_runtime;
     }
+}
+
+/* Appends n entries of size sz from src to *dst (count *dn, capacity *dcap). */
+static void append(void **dst, size_t *dn, size_t *dcap, const void *src, size_t n, size_t sz) {
+    if (!n)
+        return;
+    if (*dn + n > *dcap) {
+        size_t cap = *dcap ? *dcap : 16;
+        while (cap < *dn + n)
+            cap *= 2;
+        *dst = xrealloc(*dst, cap * sz);
+        *dcap = cap;
+    }
+    memcpy((char *)*dst + *dn * sz, src, n * sz);
+    *dn += n;
+}
+
+#define TAKE(field, n, cap)                                                                        \
+    do {                                                                                           \
+        append((void **)&acc->field, &acc->n, &acc->cap, p->field, p->n, sizeof *p->field);        \
+        p->n = 0;                                                                                  \
+    } while (0)
+
+void cost_partial_take(struct cost_partial *acc, struct cost_partial *p) {
+    add_counts(acc, p);
+    TAKE(nodes, n_nodes, cap_nodes);
+    TAKE(pools, n_pools, cap_pools);
+    TAKE(cf, n_cf, cap_cf);
+    TAKE(restore, n_restore, cap_restore);
+    TAKE(events, n_events, cap_events);
+    TAKE(running, n_running, cap_running);
+}
+
+void cost_partial_add(struct cost_partial *acc, const struct cost_partial *p) {
+    add_counts(acc, p);
     for (size_t i = 0; i < p->n_nodes; i++) {
         GROW(acc->nodes, acc->n_nodes, acc->cap_nodes);
         acc->nodes[acc->n_nodes] = p->nodes[i];
@@ -298,12 +333,14 @@ static int cmp_task(const void *a, const void *b) {
     return strcmp(((const struct cost_part_task *)a)->uid, ((const struct cost_part_task *)b)->uid);
 }
 static int cmp_event_uid(const void *pa, const void *pb) {
-    const struct cost_part_event *a = pa, *b = pb;
+    const struct cost_part_event *a = *(const struct cost_part_event *const *)pa;
+    const struct cost_part_event *b = *(const struct cost_part_event *const *)pb;
     int c = strcmp(a->attempt, b->attempt);
     return c ? c : strcmp(a->task, b->task);
 }
 static int cmp_event_task(const void *pa, const void *pb) {
-    const struct cost_part_event *a = pa, *b = pb;
+    const struct cost_part_event *a = *(const struct cost_part_event *const *)pa;
+    const struct cost_part_event *b = *(const struct cost_part_event *const *)pb;
     int c = strcmp(a->task, b->task);
     if (c)
         return c;
@@ -366,21 +403,6 @@ void cost_partial_normalize(struct cost_partial *p) {
             p->restore[k++] = p->restore[i];
     }
     p->n_restore = k;
-    k = 0;
-    if (p->n_events > 1)
-        qsort(p->events, p->n_events, sizeof *p->events, cmp_event_uid);
-    for (size_t i = 0; i < p->n_events; i++) {
-        if (k && !cmp_event_uid(&p->events[k - 1], &p->events[i])) {
-            free(p->events[i].pool);
-            free(p->events[i].task);
-            free(p->events[i].attempt);
-        } else {
-            p->events[k++] = p->events[i];
-        }
-    }
-    p->n_events = k;
-    if (k > 1)
-        qsort(p->events, k, sizeof *p->events, cmp_event_task);
     /* running tasks: a set, counted per configuration */
     k = 0;
     if (p->n_running > 1)
@@ -438,6 +460,49 @@ static enum err inject_nodes(struct cost_ctx *x, const struct cost_partial *s) {
     return rc;
 }
 
+/* The reclaim evidence near this window's reclaim candidates, one event per
+ * attempt uid, replayed in task order as the task pass would have seen it. */
+static enum err replay_evidence(struct cost_ctx *x, const struct cost_partial *s,
+                                const struct cost_index *pix) {
+    const struct cost_part_event **v = xcalloc(s->n_events + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_events; i++) {
+        const struct cost_part_event *e = &s->events[i];
+        int32_t p = pool_row(x, pix, e->pool);
+        if (p < 0 || (size_t)p >= x->in->n_pools) {
+            free(v);
+            return ERR_INVAL;
+        }
+        if (x->prt[p].reclaim < 0)
+            continue;
+        int64_t gone = x->cand[p].rc.gone_at;
+        if (e->lost < gone - COST_RECLAIM_LOOKBACK || e->lost > gone + COST_RECLAIM_SPREAD)
+            continue; /* cost_reclaim_evidence would not use it */
+        v[n++] = e;
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_event_uid);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!k || cmp_event_uid(&v[k - 1], &v[i]) != 0)
+            v[k++] = v[i];
+    if (k > 1)
+        qsort(v, k, sizeof *v, cmp_event_task);
+    int32_t task = -1;
+    for (size_t i = 0; i < k; i++) {
+        const struct cost_part_event *e = v[i];
+        if (i == 0 || strcmp(e->task, v[i - 1]->task) != 0)
+            task++;
+        struct cost_attempt a;
+        memset(&a, 0, sizeof a);
+        a.disruption_at = e->disruption_at;
+        a.not_ready_at = e->not_ready_at;
+        cost_reclaim_evidence(x, pool_row(x, pix, e->pool), &a, e->lost, e->resumed, task);
+    }
+    free(v);
+    return ERR_OK;
+}
+
 static enum err inject_pools(struct cost_ctx *x, const struct cost_partial *s,
                              const struct cost_index *pix) {
     for (size_t i = 0; i < s->n_pools; i++) {
@@ -470,22 +535,7 @@ static enum err inject_pools(struct cost_ctx *x, const struct cost_partial *s,
         if (rc != ERR_OK)
             return rc;
     }
-    /* reclaim evidence in task order, as the task pass would have seen it */
-    int32_t task = -1;
-    for (size_t i = 0; i < s->n_events; i++) {
-        const struct cost_part_event *e = &s->events[i];
-        int32_t p = pool_row(x, pix, e->pool);
-        if (p < 0 || (size_t)p >= x->in->n_pools)
-            return ERR_INVAL;
-        if (i == 0 || strcmp(e->task, s->events[i - 1].task) != 0)
-            task++;
-        struct cost_attempt a;
-        memset(&a, 0, sizeof a);
-        a.disruption_at = e->disruption_at;
-        a.not_ready_at = e->not_ready_at;
-        cost_reclaim_evidence(x, p, &a, e->lost, e->resumed, task);
-    }
-    return ERR_OK;
+    return replay_evidence(x, s, pix);
 }
 
 static enum err inject_after(struct cost_ctx *x, void *arg) {

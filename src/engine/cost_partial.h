@@ -34,6 +34,7 @@
 #ifndef SPOTLEDGER_COST_PARTIAL_H
 #define SPOTLEDGER_COST_PARTIAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -117,8 +118,11 @@ struct cost_partial *cost_partial_new(int64_t from, int64_t to);
 /* Adds p to acc (acc's range grows to cover both; ranges should not overlap).
  * Entries are combined by key afterwards (cost_partial_normalize). */
 void cost_partial_add(struct cost_partial *acc, const struct cost_partial *p);
-/* Sorts and combines equal keys (node, pool, cf, restore value; events by
- * attempt uid, keeping one). */
+/* The same as cost_partial_add, moving p's entries (p is left empty). */
+void cost_partial_take(struct cost_partial *acc, struct cost_partial *p);
+/* Sorts and combines equal keys (node, pool, cf, restore value, running task).
+ * Reclaim evidence is left as it is: cost_compose keeps the events near its
+ * reclaims, one per attempt uid. */
 void cost_partial_normalize(struct cost_partial *p);
 void cost_partial_free(struct cost_partial *p);
 
@@ -135,8 +139,15 @@ enum err cost_compose(const struct cost_input *in, const struct cost_query *q,
 extern const char cost_engine_rev[];
 
 /* Serialization (a versioned little-endian blob). decode: ERR_INVAL on any
- * malformed or truncated input, never reads past len. */
+ * malformed or truncated input, never reads past len; events false skips the
+ * reclaim evidence (stored last), for a window in which no pool can be a
+ * reclaim (cost_reclaim_possible). */
 enum err cost_partial_encode(const struct cost_partial *p, struct buf *out);
-enum err cost_partial_decode(const void *data, size_t len, struct cost_partial **out);
+enum err cost_partial_decode(const void *data, size_t len, bool events, struct cost_partial **out);
+
+/* Whether some spot pool of in is a reclaim candidate in q's window (the
+ * candidate rule of cost.h over in's nodes): without one, no reclaim evidence
+ * is used. */
+bool cost_reclaim_possible(const struct cost_input *in, const struct cost_query *q);
 
 #endif

@@ -1,7 +1,7 @@
 /* cost_partial_codec — a partial as bytes (contract in cost_partial.h).
  * Layout: "SLP1", then int64 little-endian fields and strings as a uint32 length
- * and the bytes, in the order of struct cost_partial; every count is checked
- * against the bytes left before anything is allocated. */
+ * and the bytes, in the order of struct cost_partial, the reclaim evidence last; every count is
+ * checked against the bytes left before anything is allocated. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +79,12 @@ enum err cost_partial_encode(const struct cost_partial *p, struct buf *out) {
         if (rc == ERR_OK)
             rc = put64(out, p->restore[i].n);
     }
+    for (size_t i = 0; rc == ERR_OK && i < p->n_running; i++) {
+        rc = putstr(out, p->running[i].uid);
+        if (rc == ERR_OK)
+            rc = put64(out, p->running[i].config);
+    }
+    /* last: a reader that needs no reclaim evidence stops before it */
     for (size_t i = 0; rc == ERR_OK && i < p->n_events; i++) {
         const struct cost_part_event *e = &p->events[i];
         rc = putstr(out, e->pool);
@@ -89,11 +95,6 @@ enum err cost_partial_encode(const struct cost_partial *p, struct buf *out) {
         int64_t v[] = {e->order, e->lost, e->resumed, e->disruption_at, e->not_ready_at};
         for (size_t k = 0; rc == ERR_OK && k < sizeof v / sizeof v[0]; k++)
             rc = put64(out, v[k]);
-    }
-    for (size_t i = 0; rc == ERR_OK && i < p->n_running; i++) {
-        rc = putstr(out, p->running[i].uid);
-        if (rc == ERR_OK)
-            rc = put64(out, p->running[i].config);
     }
     return rc;
 }
@@ -145,7 +146,7 @@ static size_t get_count(struct rd *r, int64_t v, size_t min_bytes) {
     return (size_t)v;
 }
 
-enum err cost_partial_decode(const void *data, size_t len, struct cost_partial **out) {
+enum err cost_partial_decode(const void *data, size_t len, bool events, struct cost_partial **out) {
     if (!data || len < 4 || memcmp(data, MAGIC, 4) != 0)
         return ERR_INVAL;
     struct rd r = {(const unsigned char *)data + 4, len - 4, false};
@@ -217,7 +218,20 @@ enum err cost_partial_decode(const void *data, size_t len, struct cost_partial *
         if (e->config < 0 || e->n < 0)
             r.bad = true;
     }
-    n = get_count(&r, cnt[4], 3 * 4 + 8 * 5);
+    n = get_count(&r, cnt[5], 4 + 8);
+    p->running = xcalloc(n ? n : 1, sizeof *p->running);
+    p->cap_running = n ? n : 1;
+    for (size_t i = 0; i < n && !r.bad; i++) {
+        struct cost_part_task *e = &p->running[p->n_running];
+        e->uid = getstr(&r);
+        int64_t config = get64(&r);
+        e->config = config >= 0 && config < COST_NCONFIG ? (int32_t)config : 0;
+        if (config < 0 || config >= COST_NCONFIG)
+            r.bad = true;
+        if (e->uid)
+            p->n_running++;
+    }
+    n = events ? get_count(&r, cnt[4], 3 * 4 + 8 * 5) : 0;
     p->events = xcalloc(n ? n : 1, sizeof *p->events);
     p->cap_events = n ? n : 1;
     for (size_t i = 0; i < n && !r.bad; i++) {
@@ -232,19 +246,8 @@ enum err cost_partial_decode(const void *data, size_t len, struct cost_partial *
         e->not_ready_at = get64(&r);
         p->n_events++; /* freed below with the others when incomplete */
     }
-    n = get_count(&r, cnt[5], 4 + 8);
-    p->running = xcalloc(n ? n : 1, sizeof *p->running);
-    p->cap_running = n ? n : 1;
-    for (size_t i = 0; i < n && !r.bad; i++) {
-        struct cost_part_task *e = &p->running[p->n_running];
-        e->uid = getstr(&r);
-        int64_t config = get64(&r);
-        e->config = config >= 0 && config < COST_NCONFIG ? (int32_t)config : 0;
-        if (config < 0 || config >= COST_NCONFIG)
-            r.bad = true;
-        if (e->uid)
-            p->n_running++;
-    }
+    if (!events)
+        r.left = 0; /* the evidence section is not read */
     if (r.bad || r.left != 0) {
         cost_partial_free(p);
         return ERR_INVAL;

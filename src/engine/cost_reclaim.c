@@ -9,10 +9,48 @@
 
 #include "engine/cost.h"
 #include "engine/cost_internal.h"
+#include "engine/cost_partial.h"
 #include "base/money.h"
 
 static bool is_signal(const struct cost_reclaim *rc, int64_t t) {
     return t != 0 && t >= rc->gone_at - COST_RECLAIM_LOOKBACK && t <= rc->gone_at;
+}
+
+/* When a spot pool is gone (0: not gone): deleted (at its last node's end if
+ * that came first; confirmed), or every node ended within COST_RECLAIM_SPREAD
+ * (confirmed only by an interrupted attempt). */
+static int64_t gone_of(const struct cost_pool *pool, const struct cost_pool_rt *prt) {
+    if (pool->deleted_at) {
+        if (prt->nodes && prt->all_ended && prt->max_end && prt->max_end < pool->deleted_at)
+            return prt->max_end; /* its last node went before the poll saw it */
+        return pool->deleted_at;
+    }
+    if (prt->nodes && prt->all_ended && prt->max_end &&
+        prt->max_end - prt->min_end <= COST_RECLAIM_SPREAD)
+        return prt->max_end;
+    return 0;
+}
+
+bool cost_reclaim_possible(const struct cost_input *in, const struct cost_query *q) {
+    for (size_t p = 0; p < in->n_pools; p++) {
+        if (in->pools[p].capacity != COST_CAP_SPOT)
+            continue;
+        struct cost_pool_rt prt = {.all_ended = true}; /* as setup_nodes counts it */
+        for (size_t i = 0; i < in->n_nodes; i++) {
+            if (in->nodes[i].pool != (int32_t)p)
+                continue;
+            int64_t end = cost_node_end(&in->nodes[i]);
+            prt.nodes++;
+            if (end == 0)
+                prt.all_ended = false;
+            prt.max_end = cost_max64(prt.max_end, end);
+            prt.min_end = cost_min_nz(prt.min_end, end);
+        }
+        int64_t gone = gone_of(&in->pools[p], &prt);
+        if (gone && gone >= q->from && gone < q->to)
+            return true;
+    }
+    return false;
 }
 
 enum err cost_reclaim_candidates(struct cost_ctx *x) {
@@ -26,16 +64,8 @@ enum err cost_reclaim_candidates(struct cost_ctx *x) {
         struct cost_reclaim_rt *c = &x->cand[p];
         if (pool->capacity != COST_CAP_SPOT)
             continue;
-        int64_t gone = 0;
-        if (pool->deleted_at) {
-            gone = pool->deleted_at;
-            if (prt->nodes && prt->all_ended && prt->max_end && prt->max_end < gone)
-                gone = prt->max_end; /* its last node went before the poll saw it */
-            c->confirmed = true;
-        } else if (prt->nodes && prt->all_ended && prt->max_end &&
-                   prt->max_end - prt->min_end <= COST_RECLAIM_SPREAD) {
-            gone = prt->max_end; /* confirmed only by an interrupted attempt */
-        }
+        int64_t gone = gone_of(pool, prt);
+        c->confirmed = pool->deleted_at != 0;
         if (!gone || gone < x->q->from || gone >= x->q->to)
             continue;
         c->rc.pool = (int32_t)p;

@@ -94,14 +94,13 @@ static enum err edge_partial(struct store *db, const struct calc_settings *cfg,
     return ERR_OK;
 }
 
-enum err calc_compose(struct store *db, const struct calc_settings *cfg, const struct cost_query *q,
+enum err calc_compose(struct store *db, struct store_cost_data *data,
+                      const struct calc_settings *cfg, const struct cost_query *q,
                       const struct cost_partial *sum, struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
-    struct store_cost_opts o = calc_store_opts(cfg);
-    enum err rc = store_cost_load_nodes(db, q->from, q->to, &o, &out->data);
-    if (rc != ERR_OK)
-        return rc;
+    out->data = data;
+    enum err rc;
     build_od(out);
     struct cost_query cq = *q;
     cq.od_sizes = out->od;

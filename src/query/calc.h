@@ -44,14 +44,16 @@ enum err calc_recompute(struct calc *c, const struct cost_query *q);
 enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
                         int64_t now, struct calc *out);
 
-/* Loads pools, nodes and prices for [from, to) (store_cost_load_nodes) and
- * composes q from sum, the normalized partials of q's parts (cost_compose).
+/* Composes q from sum, the normalized partials of q's parts (cost_compose),
+ * over data (store_cost_load_nodes of q's window; taken: out owns it, released
+ * on error too).
  * The partial flag (no task is loaded for the sum) comes from the tasks loaded
  * around q's two edges (calc_run of [edge - 1, edge + 1) over q): exact unless a
  * task's only contact with an edge is a pending gap longer than the longest
  * attempt (docs/cost-model.md "partial").
  * On error *out is released. */
-enum err calc_compose(struct store *db, const struct calc_settings *cfg, const struct cost_query *q,
+enum err calc_compose(struct store *db, struct store_cost_data *data,
+                      const struct calc_settings *cfg, const struct cost_query *q,
                       const struct cost_partial *sum, struct calc *out);
 /* The completion basis of q (cost.h cost_completion): loads [load_from,
  * load_to) as calc_run does, widens the load to the grid windows the tasks

@@ -18,6 +18,7 @@ struct stored {
     int64_t d0, nd;
     const int64_t (*version)[2];
     struct cost_partial **day;
+    bool events; /* a reclaim is possible in the window: read the evidence */
 };
 
 /* A stored day is used only under the day's current change version. */
@@ -28,16 +29,23 @@ static void take_row(void *arg, const struct store_partial_row *row) {
         return;
     if (row->version[0] != s->version[i][0] || row->version[1] != s->version[i][1])
         return;
-    if (cost_partial_decode(row->body, row->len, &s->day[i]) != ERR_OK)
+    if (cost_partial_decode(row->body, row->len, s->events, &s->day[i]) != ERR_OK)
         s->day[i] = NULL; /* unreadable: computed again and replaced */
 }
 
+/* The window's pools, nodes and prices, loaded once: every part's tasks are
+ * read over them, and the window is composed over them. */
+struct base {
+    struct store_cost_data *data;
+    struct cost_index *node_ix;
+};
+
 /* The partial of [from, to) from its own rows. */
-static enum err capture(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
-                        int64_t now, struct cost_partial **out) {
+static enum err capture(struct store *db, const struct calc_settings *cfg, const struct base *b,
+                        int64_t from, int64_t to, int64_t now, struct cost_partial **out) {
     struct store_cost_data *d = NULL;
     struct store_cost_opts o = calc_store_opts(cfg);
-    enum err rc = store_cost_load(db, from, to, &o, &d);
+    enum err rc = store_cost_load_tasks(db, from, to, &o, b->data, b->node_ix, &d);
     if (rc != ERR_OK)
         return rc;
     struct cost_query pq = {.from = from, .to = to, .now = now};
@@ -83,7 +91,7 @@ static int64_t floor_day(int64_t t) {
 }
 
 /* The parts of the window: its whole days (stored or computed) and its edges. */
-static enum err collect(struct store *db, const struct calc_settings *cfg,
+static enum err collect(struct store *db, const struct calc_settings *cfg, const struct base *b,
                         const struct cost_query *q, int64_t now, struct stored *s, struct keep *k,
                         struct cost_partial *sum, struct compose_stats *st) {
     enum err rc = ERR_OK;
@@ -93,7 +101,7 @@ static enum err collect(struct store *db, const struct calc_settings *cfg,
             st->stored++;
         } else {
             int64_t a = (s->d0 + i) * STORE_DAY;
-            if ((rc = capture(db, cfg, a, a + STORE_DAY, now, &p)) != ERR_OK)
+            if ((rc = capture(db, cfg, b, a, a + STORE_DAY, now, &p)) != ERR_OK)
                 break;
             st->computed++;
             if (cost_partial_closed(p, now)) {
@@ -106,7 +114,7 @@ static enum err collect(struct store *db, const struct calc_settings *cfg,
                     buf_release(&k->bodies[k->n]);
             }
         }
-        cost_partial_add(sum, p);
+        cost_partial_take(sum, p);
         cost_partial_free(p);
         s->day[i] = NULL;
     }
@@ -115,9 +123,9 @@ static enum err collect(struct store *db, const struct calc_settings *cfg,
         if (edge[e][1] <= edge[e][0])
             continue;
         struct cost_partial *p = NULL;
-        if ((rc = capture(db, cfg, edge[e][0], edge[e][1], now, &p)) != ERR_OK)
+        if ((rc = capture(db, cfg, b, edge[e][0], edge[e][1], now, &p)) != ERR_OK)
             break;
-        cost_partial_add(sum, p);
+        cost_partial_take(sum, p);
         cost_partial_free(p);
     }
     return rc;
@@ -160,23 +168,36 @@ enum err compose_run(struct store *db, struct store *writer, pthread_mutex_t *wr
     settings_key(cfg, dflt, sizeof dflt);
     size_t nd = (size_t)(d1 - d0);
     int64_t(*version)[2] = xcalloc(nd, sizeof *version);
-    struct stored s = {d0, (int64_t)nd, (const int64_t(*)[2])version, xcalloc(nd, sizeof(void *))};
+    struct stored s = {d0, (int64_t)nd, (const int64_t(*)[2])version, xcalloc(nd, sizeof(void *)),
+                       false};
     struct keep k = {xcalloc(nd, sizeof *k.rows), xcalloc(nd, sizeof *k.bodies), 0};
     struct cost_partial *sum = cost_partial_new(q->from, q->from);
     st.days = (int64_t)nd;
+    struct base b = {0};
+    struct store_cost_opts o = calc_store_opts(cfg);
     enum err rc = store_day_versions(db, d0, d1, version);
     if (rc == ERR_OK)
+        rc = store_cost_load_nodes(db, q->from, q->to, &o, &b.data);
+    if (rc == ERR_OK && b.data->in.n_nodes)
+        rc = cost_index_new(&b.data->nodes[0].name, sizeof b.data->nodes[0], b.data->in.n_nodes,
+                            &b.node_ix);
+    if (rc == ERR_OK) {
+        s.events = cost_reclaim_possible(&b.data->in, q);
         rc = store_partials_read(db, d0, d1, cost_engine_rev, dflt, take_row, &s);
+    }
     if (rc == ERR_OK)
-        rc = collect(db, cfg, q, now, &s, &k, sum, &st);
+        rc = collect(db, cfg, &b, q, now, &s, &k, sum, &st);
     if (rc == ERR_OK)
         keep_write(&k, writer, writer_lock, dflt, &st);
     if (rc == ERR_OK) {
         cost_partial_normalize(sum);
         struct cost_query cq = *q;
         cq.now = now;
-        rc = calc_compose(db, cfg, &cq, sum, out);
+        rc = calc_compose(db, b.data, cfg, &cq, sum, out); /* takes b.data */
+        b.data = NULL;
     }
+    cost_index_free(b.node_ix);
+    store_cost_free(b.data);
     for (size_t i = 0; i < nd; i++)
         cost_partial_free(s.day[i]);
     free(s.day);

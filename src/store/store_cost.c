@@ -735,7 +735,7 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     }
     if (rc == ERR_OK && d->in.n_nodes)
         rc = cost_index_new(&d->nodes[0].name, sizeof d->nodes[0], d->in.n_nodes, &node_ix);
-    if (rc == ERR_OK && d->in.n_nodes && !nodes_only)
+    if (rc == ERR_OK && d->in.n_nodes)
         rc = load_spells(s, d, node_ix);
     if (rc == ERR_OK && nodes_only) {
         /* no tasks: cost_compose's input */
@@ -766,6 +766,32 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
 enum err store_cost_load(struct store *s, int64_t from, int64_t to,
                          const struct store_cost_opts *opts, struct store_cost_data **out) {
     return load(s, from, to, NULL, false, opts, out);
+}
+
+enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
+                               const struct store_cost_opts *opts,
+                               const struct store_cost_data *base, const struct cost_index *node_ix,
+                               struct store_cost_data **out) {
+    enum cost_config default_config = opts ? opts->default_config : COST_FALLBACK;
+    struct store_cost_data *d = xcalloc(1, sizeof *d);
+    int64_t back = 0, life = 0;
+    enum err rc = lookback(s, &back);
+    if (rc == ERR_OK)
+        life = max_of(s, SQL_LIFE, &rc);
+    if (rc == ERR_OK)
+        rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
+    if (rc != ERR_OK) {
+        store_cost_free(d);
+        return rc;
+    }
+    size_t nt = d->in.n_tasks, na = d->in.n_attempts;
+    d->in = base->in; /* pools, nodes (with spells) and prices are base's */
+    d->in.tasks = d->tasks;
+    d->in.n_tasks = nt;
+    d->in.attempts = d->attempts;
+    d->in.n_attempts = na;
+    *out = d;
+    return ERR_OK;
 }
 
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,

@@ -52,11 +52,19 @@ struct store_cost_data {
  * (store_cost_free). ERR_DB, ERR_NOMEM. */
 enum err store_cost_load(struct store *s, int64_t from, int64_t to,
                          const struct store_cost_opts *opts, struct store_cost_data **out);
-/* Loads what store_cost_load loads for [from, to) except tasks, attempts and
- * NotReady spells: the same pools, nodes and prices (cost_compose's input, so a
- * composed window sees exactly the nodes a direct one would). */
+/* Loads what store_cost_load loads for [from, to) except tasks and attempts:
+ * the same pools, nodes (with their spells) and prices (cost_compose's input, so
+ * a composed window sees exactly the nodes a direct one would). */
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts, struct store_cost_data **out);
+/* Loads the tasks and attempts store_cost_load loads for [from, to), over the
+ * pools, nodes and prices of base (store_cost_load_nodes of a window holding
+ * [from, to): a superset of the nodes [from, to) alone needs; node_ix indexes
+ * base's nodes by name). out->in borrows base's arrays: base outlives out. */
+enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
+                               const struct store_cost_opts *opts,
+                               const struct store_cost_data *base, const struct cost_index *node_ix,
+                               struct store_cost_data **out);
 /* Loads one task (by uid), all its attempts and the nodes they used.
  * The task is absent (n_tasks == 0) when the uid is unknown. */
 enum err store_cost_load_task(struct store *s, const char *task_uid,

@@ -13,6 +13,9 @@
  *   bench_tool bare-trim DIR                         the same, fed around managedFields
  *   bench_tool summary DB FROM TO REPS               calc_run + report_summary_json, the
  *                                                    code path of GET /api/v1/summary
+ *   bench_tool compose DB FROM TO REPS               compose_run (query/compose.h): the
+ *                                                    window from its days' partial sums,
+ *                                                    kept days written to DB; each run
  *   bench_tool export DB FROM TO                     export_build (tasks CSV)
  *
  * Every measuring command prints one line "key=value ..." with times in ms
@@ -29,6 +32,7 @@
 
 #include "bench_gen.h"
 #include "query/calc.h"
+#include "query/compose.h"
 #include "query/export.h"
 #include "source/json_trim.h"
 #include "source/k8s_api.h"
@@ -236,6 +240,39 @@ static int cmd_export(const char *dbpath, int64_t from, int64_t to) {
     return 0;
 }
 
+/* A window composed from its days' partial sums (query/compose.h) on a writer
+ * connection (kept days are written to the database): each of reps runs is
+ * timed with what it read, computed and kept; peak RSS after. */
+static int cmd_compose(const char *dbpath, int64_t from, int64_t to, int reps) {
+    struct store *s;
+    if (store_open(dbpath, STORE_WRITER, &s, NULL) != ERR_OK)
+        return 1;
+    for (int r = 0; r < reps; r++) {
+        struct cost_query q;
+        memset(&q, 0, sizeof q);
+        q.from = from;
+        q.to = to;
+        q.now = BENCH_T0 + BENCH_WEEKS * BENCH_WEEK + 86400;
+        struct calc c;
+        struct compose_stats st;
+        struct buf out;
+        buf_init(&out, 0);
+        double a = now_ms();
+        enum err rc = compose_run(s, s, NULL, NULL, &q, &c, &st);
+        if (rc != ERR_OK || report_summary_json(c.res, &out) != ERR_OK)
+            return fprintf(stderr, "bench_tool: compose failed: %s\n", err_str(rc)), 1;
+        double t = now_ms() - a;
+        printf("compose_ms=%.2f days=%lld stored=%lld computed=%lld kept=%lld body=%zu "
+               "peak_rss_kib=%ld\n",
+               t, (long long)st.days, (long long)st.stored, (long long)st.computed,
+               (long long)st.kept, out.len, peak_rss_kib());
+        calc_release(&c);
+        buf_release(&out);
+    }
+    store_free(s);
+    return 0;
+}
+
 static long num(const char *s) {
     char *end;
     long v = strtol(s, &end, 10);
@@ -269,6 +306,9 @@ int main(int argc, char **argv) {
         return cmd_bare(argv[2], true);
     if (argc == 6 && !strcmp(argv[1], "summary"))
         return cmd_summary(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
+                           (int)num(argv[5]));
+    if (argc == 6 && !strcmp(argv[1], "compose"))
+        return cmd_compose(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
                            (int)num(argv[5]));
     if (argc == 5 && !strcmp(argv[1], "export"))
         return cmd_export(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10));

@@ -94,12 +94,22 @@ static int check_window(const struct world *w, int64_t from, int64_t to, unsigne
         struct buf enc;
         buf_init(&enc, 0);
         assert_int_equal(cost_partial_encode(p, &enc), ERR_OK);
-        assert_int_equal(cost_partial_decode(enc.data, enc.len, &back), ERR_OK);
+        assert_int_equal(cost_partial_decode(enc.data, enc.len, true, &back), ERR_OK);
+        /* without the reclaim evidence: the same partial less its events */
+        struct cost_partial *noev = NULL;
+        assert_int_equal(cost_partial_decode(enc.data, enc.len, false, &noev), ERR_OK);
+        assert_int_equal(noev->n_events, 0);
+        assert_int_equal(noev->n_nodes, back->n_nodes);
+        assert_int_equal(noev->n_running, back->n_running);
+        cost_partial_free(noev);
         /* a truncated blob is refused, never read past its end */
         struct cost_partial *bad = NULL;
-        assert_int_equal(cost_partial_decode(enc.data, enc.len - 1, &bad), ERR_INVAL);
+        assert_int_equal(cost_partial_decode(enc.data, enc.len - 1, true, &bad), ERR_INVAL);
         buf_release(&enc);
-        cost_partial_add(sum, back);
+        if (i % 2) /* both ways of summing: copying and moving */
+            cost_partial_take(sum, back);
+        else
+            cost_partial_add(sum, back);
         cost_partial_free(p);
         cost_partial_free(back);
     }
