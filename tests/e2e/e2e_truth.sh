@@ -10,8 +10,8 @@
 # reclaims with checkpointing; a 60 s TTL with fast pod GC through dropped
 # watches, 410s and duplicate events; a label-only Spot pool with CPU pods on GPU
 # nodes; a node crossing 672 h in a month; a Spot-only replacement never scheduled; N-completion
-# Jobs; a list-price change mid-week; NotReady blips; a partition whose original finishes first
-# (issue 16's named scenarios, docs/oracle.md); and the first again through every fault spotsim
+# Jobs; a list-price change mid-week; NotReady blips; a partition whose original finishes first;
+# a pod end never seen (issue 16's named scenarios, docs/oracle.md); and the first again through every fault spotsim
 # injects (20 % 5xx, 10 % 429, 5 % truncated bodies, dropped watches, 410s on
 # watches, duplicate events) — the fault suite of the proof issue.
 # TRUTH_CASES="name ..." runs only those cases.
@@ -36,7 +36,9 @@ run_case() {
   t0=$(date +%s)
   d="$dir/$name"
   mkdir -p "$d"
+  # pods' deletionTimestamp as Kubernetes sets it (request + grace), as real clusters do
   "$sim" --scenario "$scenario" --seed 7 --speed 1440 --hold --listen 127.0.0.1:0 \
+    --kube-deletion-timestamps \
     --tls-cert-out "$d/ca.pem" --truth "$d/truth.json" --rate-limit 0 \
     --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" "$@" \
     >"$d/sim.out" 2>"$d/sim.err" &
@@ -238,6 +240,10 @@ ledger_args= closed=
 # (the first spell an hour in: spotledger must have listed the nodes Ready before it)
 run_case notready-blips "$fx/notready_blips.json"
 run_case partition "$fx/partition.json"
+# a pod end never seen: its node stops posting status during a reclaim's drain, so the
+# container's exit is never told; the attempt ends with the node's deletion, not at the pod's
+# garbage collection 10 min later (slow enough that the removal is seen within minutes)
+run_case unseen-end "$fx/unseen_end.json" --speed 120
 run_case faults "$fx/small.json" --fault-5xx 0.2 --fault-429 0.1 --fault-truncate 0.05 \
   --fault-watch-drop 0.05 --fault-watch-410 0.05 --fault-watch-dup 0.1
 echo "e2e_truth: $oracle_total differences from the oracle over every case (any fails the run; ORACLE_GATE=0 only reports them)"
