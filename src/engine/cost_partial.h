@@ -129,7 +129,9 @@ void cost_partial_free(struct cost_partial *p);
 /* The window q from the normalized sum of its parts: in holds pools, nodes and
  * prices only (n_tasks and n_attempts 0), loaded as cost_compute's input for q
  * would be. ERR_INVAL with an experiment or namespace filter, tasks in the
- * input, or a part's node or pool missing from in; cost_compute's errors. */
+ * input, or a part's node or pool missing from in; cost_compute's errors.
+ * The partial flags (cost_result.partial) stay false: they need the tasks at
+ * the window's edges, which calc_compose loads. */
 enum err cost_compose(const struct cost_input *in, const struct cost_query *q,
                       const struct cost_partial *sum, struct cost_result **out);
 

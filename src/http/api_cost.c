@@ -45,13 +45,20 @@ static bool failed(struct response *resp, enum err rc) {
     return false;
 }
 
-bool api_calc_run(struct request *req, struct response *resp, const struct api_query *q,
-                  int64_t load_from, int64_t load_to, bool want_attempts, struct calc *out) {
+/* Clears *out; false (resp 503) without a database. */
+static bool db_ready(struct request *req, struct response *resp, struct calc *out) {
     memset(out, 0, sizeof *out);
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return false;
     }
+    return true;
+}
+
+bool api_calc_run(struct request *req, struct response *resp, const struct api_query *q,
+                  int64_t load_from, int64_t load_to, bool want_attempts, struct calc *out) {
+    if (!db_ready(req, resp, out))
+        return false;
     struct cost_query cq;
     fill_query(req, q, q->w.from, q->w.to, want_attempts, &cq);
     enum err rc =
@@ -61,11 +68,8 @@ bool api_calc_run(struct request *req, struct response *resp, const struct api_q
 
 bool api_calc_window(struct request *req, struct response *resp, const struct api_query *q,
                      struct calc *out) {
-    memset(out, 0, sizeof *out);
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!db_ready(req, resp, out))
         return false;
-    }
     struct cost_query cq;
     fill_query(req, q, q->w.from, q->w.to, false, &cq);
     struct app *app = req->app;
@@ -88,6 +92,12 @@ bool api_calc_window(struct request *req, struct response *resp, const struct ap
 
 bool api_cache_lookup(struct request *req, struct response *resp, const struct api_query *q,
                       const char *extra, struct api_cache_slot *slot) {
+    return api_cache_lookup_span(req, resp, q, extra, q->w.from, q->w.to, slot);
+}
+
+bool api_cache_lookup_span(struct request *req, struct response *resp, const struct api_query *q,
+                           const char *extra, int64_t vfrom, int64_t vto,
+                           struct api_cache_slot *slot) {
     memset(slot, 0, sizeof *slot);
     slot->closed = req->app && req->db && q->w.to <= api_now(req);
     if (!slot->closed)
@@ -96,7 +106,7 @@ bool api_cache_lookup(struct request *req, struct response *resp, const struct a
              (long long)q->w.from, (long long)q->w.to, q->configuration ? q->configuration : "",
              q->experiment ? q->experiment : "", q->namespace_ ? q->namespace_ : "",
              extra ? extra : "");
-    slot->have_version = store_window_version(req->db, q->w.from, q->w.to, slot->version) == ERR_OK;
+    slot->have_version = store_window_version(req->db, vfrom, vto, slot->version) == ERR_OK;
     if (!slot->have_version)
         return false;
     if (!respcache_get(&req->app->responses, slot->key, slot->version, &resp->body))
@@ -111,6 +121,50 @@ void api_cache_store(struct request *req, struct response *resp,
     if (slot->closed && slot->have_version && resp->status == 200 && resp->fd < 0)
         respcache_put(&req->app->responses, slot->key, slot->version, resp->body.data,
                       resp->body.len);
+}
+
+bool api_basis_parse(struct request *req, struct response *resp, bool *completion) {
+    const char *b = request_param(req, "basis");
+    *completion = b && strcmp(b, "completion") == 0;
+    if (b && !*completion && strcmp(b, "accrual") != 0) {
+        response_error(resp, 400, "bad_parameter", "basis: expected accrual or completion");
+        return false;
+    }
+    return true;
+}
+
+bool api_cache_lookup_basis(struct request *req, struct response *resp, const struct api_query *q,
+                            bool completion, const char *extra, struct api_cache_slot *slot) {
+    if (!completion)
+        return api_cache_lookup(req, resp, q, extra, slot);
+    char key[256];
+    snprintf(key, sizeof key, "%s|basis=completion", extra ? extra : "");
+    /* the completion basis reads up to COST_BASIS_MAX_WINDOWS windows of the
+     * window's length on either side: its version covers them all */
+    int64_t len = q->w.to - q->w.from, reach;
+    if (__builtin_mul_overflow(len, (int64_t)COST_BASIS_MAX_WINDOWS, &reach))
+        reach = INT64_MAX / 4;
+    int64_t vfrom = q->w.from > reach ? q->w.from - reach : 0;
+    int64_t vto = q->w.to < INT64_MAX / 2 - reach ? q->w.to + reach : INT64_MAX / 2;
+    return api_cache_lookup_span(req, resp, q, key, vfrom, vto, slot);
+}
+
+bool api_calc_completion(struct request *req, struct response *resp, const struct api_query *q,
+                         struct calc *out, struct cost_completion *comp) {
+    if (!db_ready(req, resp, out))
+        return false;
+    struct cost_query cq;
+    fill_query(req, q, q->w.from, q->w.to, false, &cq);
+    enum err rc = calc_completion(req->db, req->app ? &req->app->calc : NULL, q->w.from, q->w.to,
+                                  &cq, out, comp);
+    if (rc == ERR_TOOBIG) {
+        response_error(resp, 400, "bad_parameter",
+                       "basis: the tasks completed in this window ran over more than %d windows "
+                       "of its length; ask for a longer window",
+                       COST_BASIS_MAX_WINDOWS);
+        return false;
+    }
+    return rc == ERR_OK ? true : failed(resp, rc);
 }
 
 typedef enum err (*report_fn)(const struct cost_result *r, struct buf *out);
@@ -150,17 +204,23 @@ void api_summary(struct request *req, struct response *resp) {
     struct api_query q;
     struct calc c;
     struct api_cache_slot slot;
+    static const char *const params[] = {"uncertainty", "resamples", "basis", NULL};
     struct api_unc unc;
-    if (!api_query_parse(req, resp, &q, api_unc_params))
+    struct cost_completion comp;
+    bool completion;
+    if (!api_query_parse(req, resp, &q, params))
         return;
     if (!api_unc_parse(req, resp, &unc))
         return;
-    if (api_cache_lookup(req, resp, &q, unc.key, &slot) || !api_unc_compute(req, resp, &q, &unc) ||
-        !api_calc_window(req, resp, &q, &c)) {
+    if (!api_basis_parse(req, resp, &completion) ||
+        api_cache_lookup_basis(req, resp, &q, completion, unc.key, &slot) ||
+        !api_unc_compute(req, resp, &q, &unc) ||
+        (completion ? !api_calc_completion(req, resp, &q, &c, &comp)
+                    : !api_calc_window(req, resp, &q, &c))) {
         api_unc_release(&unc);
         return;
     }
-    enum err rc = report_summary_json(c.res, &resp->body);
+    enum err rc = report_summary_basis_json(c.res, completion ? &comp : NULL, &resp->body);
     calc_release(&c);
     if (rc != ERR_OK || resp->body.len == 0 || resp->body.data[resp->body.len - 1] != '}') {
         api_unc_release(&unc);

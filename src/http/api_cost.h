@@ -35,6 +35,26 @@ bool api_cache_lookup(struct request *req, struct response *resp, const struct a
                       const char *extra, struct api_cache_slot *slot);
 void api_cache_store(struct request *req, struct response *resp, const struct api_cache_slot *slot);
 
+/* api_cache_lookup with the version taken over [vfrom, vto) instead of the
+ * window (a figure that reads beyond its window). */
+bool api_cache_lookup_span(struct request *req, struct response *resp, const struct api_query *q,
+                           const char *extra, int64_t vfrom, int64_t vto,
+                           struct api_cache_slot *slot);
+
+/* basis=accrual|completion (absent: accrual) into *completion; on another value
+ * fills resp with 400 bad_parameter and returns false. The route lists "basis"
+ * among its api_query_parse extras. */
+bool api_basis_parse(struct request *req, struct response *resp, bool *completion);
+/* api_cache_lookup (extra as there) keyed by the basis too; on the completion basis the version
+ * covers every grid window it may read (COST_BASIS_MAX_WINDOWS each side). */
+bool api_cache_lookup_basis(struct request *req, struct response *resp, const struct api_query *q,
+                            bool completion, const char *extra, struct api_cache_slot *slot);
+/* The accrual result of q's window into *out and its completion basis into
+ * *comp (calc_completion). On failure fills resp (400 when the tasks span more
+ * than COST_BASIS_MAX_WINDOWS windows, 500/503 otherwise) and returns false. */
+bool api_calc_completion(struct request *req, struct response *resp, const struct api_query *q,
+                         struct calc *out, struct cost_completion *comp);
+
 /* The configuration filter as cost_query.configs bits (0 = all). */
 unsigned api_config_bits(const struct api_query *q);
 

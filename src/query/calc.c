@@ -72,19 +72,27 @@ enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t loa
     return rc;
 }
 
-/* The partial flag of a composed window (no task of it was loaded): the tasks
- * loaded around each of its edges ([edge - 1, edge + 1): every attempt started
- * within the longest attempt before it, every open attempt, every task completed
- * there, each with all its attempts) are passed over q's window; the cut test
- * (cost.h cost_result.partial) reads only their held intervals. */
+/* The partial flag of a composed window (no task of it was loaded): a task the
+ * window cuts reaches across one of its edges, so the tasks loaded at each edge
+ * (store_cost_load_edge) are passed over q's window; the cut test (cost.h
+ * cost_result.partial) reads only their held intervals. */
 static enum err edge_partial(struct store *db, const struct calc_settings *cfg,
                              const struct cost_query *q, struct cost_result *res) {
     const int64_t edges[2] = {q->from, q->to};
     for (int k = 0; k < 2; k++) {
         struct calc e;
-        enum err rc = calc_run(db, cfg, edges[k] - 1, edges[k] + 1, q, &e);
+        memset(&e, 0, sizeof e);
+        e.cfg = cfg;
+        struct store_cost_opts o = calc_store_opts(cfg);
+        enum err rc = store_cost_load_edge(db, edges[k], &o, &e.data);
         if (rc != ERR_OK)
             return rc;
+        build_od(&e);
+        rc = calc_recompute(&e, q);
+        if (rc != ERR_OK) {
+            calc_release(&e);
+            return rc;
+        }
         for (int c = 0; c < COST_NCONFIG; c++)
             if (e.res->configs[c].partial)
                 res->configs[c].partial = true;

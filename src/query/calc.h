@@ -47,10 +47,8 @@ enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64
 /* Composes q from sum, the normalized partials of q's parts (cost_compose),
  * over data (store_cost_load_nodes of q's window; taken: out owns it, released
  * on error too).
- * The partial flag (no task is loaded for the sum) comes from the tasks loaded
- * around q's two edges (calc_run of [edge - 1, edge + 1) over q): exact unless a
- * task's only contact with an edge is a pending gap longer than the longest
- * attempt (docs/cost-model.md "partial").
+ * The partial flag (no task is loaded for the sum) comes from the tasks alive
+ * at q's two edges (store_cost_load_edge) passed over q.
  * On error *out is released. */
 enum err calc_compose(struct store *db, struct store_cost_data *data,
                       const struct calc_settings *cfg, const struct cost_query *q,

@@ -104,12 +104,47 @@ static const struct cost_pool_result **pools_sorted(const struct cost_result *r)
     return v;
 }
 
+/* The money of one configuration on the basis asked for: the accrual result's,
+ * or the completion basis' (bc not NULL). */
+struct basis_money {
+    int64_t tasks, cost, per_task, allocated, useful, restore, wasted, running, idle;
+    int64_t savings_bp, overhead_bp;
+};
+
+static struct basis_money money_of(const struct cost_config_result *c,
+                                   const struct cost_basis_config *bc) {
+    if (bc)
+        return (struct basis_money){bc->tasks_succeeded,
+                                    bc->cost,
+                                    bc->cost_per_successful_task,
+                                    bc->allocated_cost,
+                                    bc->useful_cost,
+                                    bc->restore_cost,
+                                    bc->wasted_cost,
+                                    bc->running_cost,
+                                    bc->idle_cost,
+                                    bc->savings_vs_on_demand_bp,
+                                    bc->measured_overhead_bp};
+    return (struct basis_money){c->tasks_succeeded,
+                                c->cost,
+                                c->cost_per_successful_task,
+                                c->allocated_cost,
+                                c->useful_cost,
+                                c->restore_cost,
+                                c->wasted_cost,
+                                c->running_cost,
+                                c->idle_cost,
+                                c->savings_vs_on_demand_bp,
+                                c->measured_overhead_bp};
+}
+
 static void write_config(struct jsonw *w, const struct cost_result *r,
-                         const struct cost_config_result *c) {
+                         const struct cost_config_result *c, const struct cost_basis_config *bc) {
+    struct basis_money m = money_of(c, bc);
     jsonw_obj(w);
     jsonw_kstr(w, "configuration", cost_config_name(c->config));
     jsonw_kstr(w, "basis", "measured");
-    jsonw_kint(w, "tasks_succeeded", c->tasks_succeeded);
+    jsonw_kint(w, "tasks_succeeded", m.tasks);
     jsonw_kint(w, "tasks_failed", c->tasks_failed);
     jsonw_kint(w, "tasks_running", c->tasks_running);
     jsonw_kint(w, "attempts", c->attempts);
@@ -117,14 +152,14 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_kint(w, "interruptions", c->interruptions);
     jsonw_kint(w, "duplicates", c->duplicates);
     jsonw_kint(w, "duplicate_seconds", c->duplicate_seconds);
-    jsonw_kmoney(w, "cost", c->cost);
-    knull_money(w, "cost_per_successful_task", c->cost_per_successful_task);
-    jsonw_kmoney(w, "allocated_cost", c->allocated_cost);
-    jsonw_kmoney(w, "useful_cost", c->useful_cost);
-    jsonw_kmoney(w, "restore_cost", c->restore_cost);
-    jsonw_kmoney(w, "wasted_cost", c->wasted_cost);
-    jsonw_kmoney(w, "running_cost", c->running_cost);
-    jsonw_kmoney(w, "idle_cost", c->idle_cost);
+    jsonw_kmoney(w, "cost", m.cost);
+    knull_money(w, "cost_per_successful_task", m.per_task);
+    jsonw_kmoney(w, "allocated_cost", m.allocated);
+    jsonw_kmoney(w, "useful_cost", m.useful);
+    jsonw_kmoney(w, "restore_cost", m.restore);
+    jsonw_kmoney(w, "wasted_cost", m.wasted);
+    jsonw_kmoney(w, "running_cost", m.running);
+    jsonw_kmoney(w, "idle_cost", m.idle);
     jsonw_key(w, "restore_seconds");
     jsonw_obj(w);
     jsonw_kint(w, "samples", c->restore.samples);
@@ -150,14 +185,15 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_kmoney(w, "useful_cost_at_on_demand", c->useful_at_on_demand);
     jsonw_kint(w, "counterfactual_tasks", c->counterfactual_tasks);
     jsonw_kmoney(w, "counterfactual_cost", c->counterfactual_cost);
-    knull_percent(w, "savings_vs_on_demand_percent", c->savings_vs_on_demand_bp);
+    knull_percent(w, "savings_vs_on_demand_percent", m.savings_bp);
     knull_percent(w, "break_even_overhead_percent", c->break_even_overhead_bp);
-    knull_percent(w, "measured_overhead_percent", c->measured_overhead_bp);
+    knull_percent(w, "measured_overhead_percent", m.overhead_bp);
     jsonw_key(w, "checkpoint_advice");
     if (c->advice >= 0 && (size_t)c->advice < r->n_advice)
         write_advice(w, &r->advice[c->advice]);
     else
         jsonw_null(w);
+    jsonw_kbool(w, "partial", c->partial);
     jsonw_obj_end(w);
 }
 
@@ -227,6 +263,11 @@ static enum err finish(struct jsonw *w, struct buf *out, size_t mark) {
 }
 
 enum err report_summary_json(const struct cost_result *r, struct buf *out) {
+    return report_summary_basis_json(r, NULL, out);
+}
+
+enum err report_summary_basis_json(const struct cost_result *r, const struct cost_completion *comp,
+                                   struct buf *out) {
     if (!r || !out)
         return ERR_INVAL;
     size_t mark = out->len;
@@ -239,11 +280,27 @@ enum err report_summary_json(const struct cost_result *r, struct buf *out) {
     jsonw_ktime(&w, "to", r->to);
     jsonw_obj_end(&w);
     jsonw_ktime(&w, "now", r->now);
+    jsonw_kstr(&w, "cost_basis", comp ? "completion" : "accrual");
+    jsonw_kstr(&w, "cost_basis_description",
+               comp ? "the tasks that succeeded in the window, each with the whole cost of all its "
+                      "attempts and its share of idle in the windows they ran (also before the "
+                      "window); node, pool and reconciliation totals stay on the accrual basis"
+                    : "the money spent in the window: attempts clipped to the window and the "
+                      "window's idle (reconciles to invoices)");
+    jsonw_kbool(&w, "partial", r->partial);
+    if (comp) {
+        jsonw_key(&w, "completion_span");
+        jsonw_obj(&w);
+        jsonw_ktime(&w, "from", comp->span_from);
+        jsonw_ktime(&w, "to", comp->span_to);
+        jsonw_kint(&w, "windows", comp->windows);
+        jsonw_obj_end(&w);
+    }
     jsonw_key(&w, "configurations");
     jsonw_arr(&w);
     for (int c = 0; c < COST_NCONFIG; c++)
         if (r->configs[c].selected)
-            write_config(&w, r, &r->configs[c]);
+            write_config(&w, r, &r->configs[c], comp ? &comp->configs[c] : NULL);
     if (r->configs[COST_SPOT].selected || r->configs[COST_FALLBACK].selected)
         write_counterfactual(&w, &r->counterfactual);
     jsonw_arr_end(&w);

@@ -10,22 +10,28 @@
  *
  * GET /api/v1/summary — report_summary_json:
  * {"window":{"from":T,"to":T}, "now":T,
+ *  "cost_basis":"accrual"|"completion", "cost_basis_description":S,
+ *  "partial":B,                  the window cuts a task in two (cost.h)
+ *  "completion_span":{"from":T,"to":T,"windows":N},   completion basis only:
+ *                                the grid windows its tasks ran in
  *  "configurations":[            one per selected configuration, in the order
- *                                spot, fallback, on-demand, each:
+ *                                spot, fallback, on-demand, each (on the
+ *                                completion basis tasks_succeeded and the money
+ *                                fields marked * are the completion figures):
  *   {"configuration":"spot"|"fallback"|"on-demand", "basis":"measured",
  *    "tasks_succeeded":N, "tasks_failed":N, "tasks_running":N,
  *    "attempts":N, "retries":N, "interruptions":N, "duplicates":N,
  *    "duplicate_seconds":N,
- *    "cost":$, "cost_per_successful_task":$|null,
- *    "allocated_cost":$, "useful_cost":$, "restore_cost":$, "wasted_cost":$,
- *    "running_cost":$, "idle_cost":$,
+ *    "cost":$*, "cost_per_successful_task":$|null*,
+ *    "allocated_cost":$*, "useful_cost":$*, "restore_cost":$*, "wasted_cost":$*,
+ *    "running_cost":$*, "idle_cost":$*,
  *    "restore_seconds":{"samples":N,"total":N,"p50":N|null,"p95":N|null},
  *    "node_seconds_by_pool":[{"pool_id":S|null,"pool":S,"seconds":N}],
  *    "useful_cost_at_on_demand":$,
  *    "counterfactual_tasks":N, "counterfactual_cost":$,
- *    "savings_vs_on_demand_percent":P|null,
- *    "break_even_overhead_percent":P|null, "measured_overhead_percent":P|null,
- *    "checkpoint_advice":ADVICE|null},
+ *    "savings_vs_on_demand_percent":P|null*,
+ *    "break_even_overhead_percent":P|null, "measured_overhead_percent":P|null*,
+ *    "checkpoint_advice":ADVICE|null, "partial":B},
  *   ... and, when spot or fallback is selected, last:
  *   {"configuration":"on-demand", "basis":"counterfactual", "basis_description":S,
  *    "tasks_succeeded":N, "tasks_priced":N, "tasks_unpriced":N,
@@ -65,8 +71,12 @@
 #include "base/buf.h"
 #include "engine/cost.h"
 
-/* The /api/v1/summary object. */
+/* The /api/v1/summary object on the accrual basis. */
 enum err report_summary_json(const struct cost_result *r, struct buf *out);
+/* The same on the completion basis when comp is not NULL (cost_completion of
+ * the same query), else on the accrual basis. */
+enum err report_summary_basis_json(const struct cost_result *r, const struct cost_completion *comp,
+                                   struct buf *out);
 /* /api/v1/nodes: [NODE...] for nodes with billable seconds in the window. */
 enum err report_nodes_json(const struct cost_result *r, struct buf *out);
 /* /api/v1/reclaims: [RECLAIM...] in gone_at order. */

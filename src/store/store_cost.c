@@ -615,9 +615,23 @@ static enum err later_attempts(struct store *s, struct wload *w, int64_t to) {
     return read_attempts(s, w, st, INT64_MAX, INT64_MIN);
 }
 
+/* alive_at (store_cost_load_edge): a task begun before it and not finished
+ * before it (completed at or after it, or running) is touched too. */
+static void mark_alive(struct wload *w, int64_t alive_at) {
+    for (size_t i = 0; i < w->n_wa; i++) {
+        struct wtask *t = &w->wt[w->wa[i].wt];
+        int64_t s0 = attempt_order_of(&w->wa[i].a);
+        if (s0 && s0 < alive_at && t->completed_at >= alive_at)
+            t->touched = true;
+    }
+    for (size_t k = 0; k < w->n_rows; k++)
+        if (!w->wt[k].completed_at)
+            w->wt[k].touched = true; /* its older attempts come by uid (step 3) */
+}
+
 static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
                            int64_t span, int64_t life, enum cost_config dflt,
-                           const struct cost_index *node_ix) {
+                           const struct cost_index *node_ix, int64_t alive_at) {
     enum err rc;
     struct wload w = {.d = d, .dflt = dflt, .node_ix = node_ix};
     sqlite3_stmt *st;
@@ -637,6 +651,8 @@ static enum err load_tasks(struct store *s, struct store_cost_data *d, int64_t f
         sqlite3_bind_int64(st, 2, to);
         rc = read_attempts(s, &w, st, from - span, to);
     }
+    if (rc == ERR_OK && alive_at)
+        mark_alive(&w, alive_at);
     if (rc == ERR_OK)
         rc = fill_placeholders(s, &w);
     /* 3. a running task has no life bound: its older attempts, by its uid */
@@ -711,7 +727,7 @@ static enum err load_prices(struct store *s, struct store_cost_data *d) {
 /* Loads pools, then nodes (task_uid NULL: by window; else the task's), then
  * tasks with their attempts, then prices. */
 static enum err load(struct store *s, int64_t from, int64_t to, const char *task_uid,
-                     bool nodes_only, const struct store_cost_opts *opts,
+                     bool nodes_only, int64_t alive_at, const struct store_cost_opts *opts,
                      struct store_cost_data **out) {
     enum cost_config default_config = opts ? opts->default_config : COST_FALLBACK;
     struct store_cost_data *d = xcalloc(1, sizeof *d);
@@ -740,7 +756,7 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     if (rc == ERR_OK && nodes_only) {
         /* no tasks: cost_compose's input */
     } else if (rc == ERR_OK && !task_uid) {
-        rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
+        rc = load_tasks(s, d, from, to, back, life, default_config, node_ix, alive_at);
     } else if (rc == ERR_OK) {
         rc = load_one_task(s, d, task_uid, default_config, node_ix);
     }
@@ -765,7 +781,7 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
 
 enum err store_cost_load(struct store *s, int64_t from, int64_t to,
                          const struct store_cost_opts *opts, struct store_cost_data **out) {
-    return load(s, from, to, NULL, false, opts, out);
+    return load(s, from, to, NULL, false, 0, opts, out);
 }
 
 enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
@@ -779,7 +795,7 @@ enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
     if (rc == ERR_OK)
         life = max_of(s, SQL_LIFE, &rc);
     if (rc == ERR_OK)
-        rc = load_tasks(s, d, from, to, back, life, default_config, node_ix);
+        rc = load_tasks(s, d, from, to, back, life, default_config, node_ix, 0);
     if (rc != ERR_OK) {
         store_cost_free(d);
         return rc;
@@ -796,10 +812,15 @@ enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
 
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts, struct store_cost_data **out) {
-    return load(s, from, to, NULL, true, opts, out);
+    return load(s, from, to, NULL, true, 0, opts, out);
 }
 
 enum err store_cost_load_task(struct store *s, const char *task_uid,
                               const struct store_cost_opts *opts, struct store_cost_data **out) {
-    return load(s, 0, 0, task_uid, false, opts, out);
+    return load(s, 0, 0, task_uid, false, 0, opts, out);
+}
+
+enum err store_cost_load_edge(struct store *s, int64_t edge, const struct store_cost_opts *opts,
+                              struct store_cost_data **out) {
+    return load(s, edge - 1, edge + 1, NULL, false, edge, opts, out);
 }

@@ -143,6 +143,66 @@ static void test_summary_window_cut(void **state) {
     assert_int_equal(jmicro(t, CFG(t, fb, "cost_per_successful_task")), 3900000);
 }
 
+static bool jbool(struct apitest *t, const char *path) {
+    return json_object_get_boolean(jmust(t, path));
+}
+
+/* The same cut window on the completion basis: J1 and J3 also ran before 00:30,
+ * in the grid window [00:30 - L, 00:30) (L = the window's length). There J1
+ * holds S 0 -> 1800: 1800 s x 500 = 0.900; J3 holds F 60 -> 1800: 1740 s x 1000
+ * = 1.740; F's idle 0 -> 60 = 0.060 goes to J3, the only task on F; S has no
+ * idle there. All three tasks succeeded in the window, so their completion cost
+ * is the window's 11.700 + 2.700 = 14.400 (the whole week's money), 4.800 each. */
+static void test_summary_completion_basis(void **state) {
+    struct apitest *t = *state;
+    char path[128];
+    const char *cut = "GET /api/v1/summary?from=2026-11-02T00:30:00Z&to=2026-11-09T00:00:00Z";
+    char line[200];
+    snprintf(line, sizeof line, "%s&basis=completion", cut);
+    assert_int_equal(apitest_call(t, line), 200);
+    assert_string_equal(jstr(t, "cost_basis"), "completion");
+    assert_true(jbool(t, "partial")); /* J1 and J3 run across 00:30 */
+    assert_string_equal(jstr(t, "completion_span.from"), "2026-10-26T01:00:00Z");
+    assert_int_equal(jint(t, "completion_span.windows"), 2);
+    size_t fb = config_index(t, "fallback", "measured");
+    assert_int_equal(jint(t, CFG(t, fb, "tasks_succeeded")), 3);
+    assert_int_equal(jmicro(t, CFG(t, fb, "cost")), 14400000);
+    assert_int_equal(jmicro(t, CFG(t, fb, "cost_per_successful_task")), 4800000);
+    assert_true(jbool(t, CFG(t, fb, "partial")));
+    /* totals stay on the accrual basis (they reconcile to invoices) */
+    assert_int_equal(jmicro(t, "nodes_total_cost"), 11700000);
+    char *completion = strdup(apitest_body(t));
+    /* the accrual basis of the same window (cached separately: another body) */
+    snprintf(line, sizeof line, "%s&basis=accrual", cut);
+    assert_int_equal(apitest_call(t, line), 200);
+    assert_string_equal(jstr(t, "cost_basis"), "accrual");
+    assert_true(jbool(t, "partial"));
+    assert_int_equal(jmicro(t, CFG(t, fb, "cost")), 11700000);
+    assert_int_equal(apitest_call(t, line + 0), 200); /* a cache hit now */
+    assert_string_equal(jstr(t, "cost_basis"), "accrual");
+    snprintf(line, sizeof line, "%s&basis=completion", cut);
+    assert_int_equal(apitest_call(t, line), 200);
+    assert_string_equal(apitest_body(t), completion);
+    free(completion);
+    /* the whole week cuts nothing: partial false and both bases agree */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK), 200);
+    assert_false(jbool(t, "partial"));
+    assert_string_equal(jstr(t, "cost_basis"), "accrual"); /* the default */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&basis=completion"), 200);
+    assert_false(jbool(t, "partial"));
+    assert_int_equal(jmicro(t, CFG(t, fb, "cost")), 14400000);
+    /* J1 and J3 complete at 01:01:00 after holding nodes from 00:00: a 5 s window
+     * would read 733 grid windows (> 400): 400 */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?from=2026-11-02T00:59:50Z"
+                                     "&to=2026-11-02T01:00:00Z&basis=completion"),
+                     200); /* nothing completes in it: nothing to read */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?from=2026-11-02T01:00:58Z"
+                                     "&to=2026-11-02T01:01:03Z&basis=completion"),
+                     400);
+    assert_string_equal(jerr(t), "bad_parameter");
+    assert_non_null(strstr(jstr(t, "error.message"), "basis"));
+}
+
 static void test_bad_parameters(void **state) {
     struct apitest *t = *state;
     const char *bad[] = {
@@ -153,6 +213,9 @@ static void test_bad_parameters(void **state) {
         "GET /api/v1/summary?namespace=x%2Fy",
         "GET /api/v1/summary?windw=7d",
         "GET /api/v1/summary?window=7d&window=1d",
+        "GET /api/v1/summary?basis=cash",
+        "GET /api/v1/summary?basis=",
+        "GET /api/v1/nodes?basis=completion",
         "GET /api/v1/nodes?bogus=1",
         "GET /api/v1/timeseries?" WEEK "&step=2d",
         "GET /api/v1/timeseries?" WEEK "&metric=joy",
@@ -449,6 +512,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_summary_cache_hit, apitest_setup_worked,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_summary_filter, apitest_setup_worked,
+                                        apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_summary_completion_basis, apitest_setup_worked,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_summary_window_cut, apitest_setup_worked,
                                         apitest_teardown_state),
