@@ -54,10 +54,16 @@ static enum err capture(struct store *db, const struct calc_settings *cfg, const
     return rc;
 }
 
+/* Closed days computed now, written in batches of KEEP_BATCH (a year's
+ * bodies are not held in memory at once). */
+#define KEEP_BATCH 16
 struct keep {
     struct store_partial_row *rows;
     struct buf *bodies;
     size_t n;
+    struct store *writer; /* NULL: nothing is kept */
+    pthread_mutex_t *lock;
+    const char *key;
 };
 
 static void keep_release(struct keep *k) {
@@ -67,8 +73,10 @@ static void keep_release(struct keep *k) {
     free(k->bodies);
 }
 
-static void keep_write(struct keep *k, struct store *writer, pthread_mutex_t *lock,
-                       const char *dflt, struct compose_stats *st) {
+static void keep_write(struct keep *k, struct compose_stats *st) {
+    struct store *writer = k->writer;
+    pthread_mutex_t *lock = k->lock;
+    const char *dflt = k->key;
     if (!writer || !k->n)
         return;
     for (size_t i = 0; i < k->n; i++) {
@@ -84,6 +92,20 @@ static void keep_write(struct keep *k, struct store *writer, pthread_mutex_t *lo
         st->kept += (int64_t)k->n;
     else /* derived data: the next request computes the days again */
         log_msg(LOG_WARN, "compose: cannot keep %zu days' partial sums: %s", k->n, err_str(rc));
+    for (size_t i = 0; i < k->n; i++)
+        buf_release(&k->bodies[i]);
+    k->n = 0;
+}
+
+/* A part's reclaim evidence, dropped before summing when the window can hold
+ * no reclaim (it would only be carried and skipped). */
+static void drop_events(struct cost_partial *p) {
+    for (size_t i = 0; i < p->n_events; i++) {
+        free(p->events[i].pool);
+        free(p->events[i].task);
+        free(p->events[i].attempt);
+    }
+    p->n_events = 0;
 }
 
 static int64_t floor_day(int64_t t) {
@@ -112,8 +134,12 @@ static enum err collect(struct store *db, const struct calc_settings *cfg, const
                     k->n++;
                 else
                     buf_release(&k->bodies[k->n]);
+                if (k->n == KEEP_BATCH)
+                    keep_write(k, st);
             }
         }
+        if (!s->events)
+            drop_events(p);
         cost_partial_take(sum, p);
         cost_partial_free(p);
         s->day[i] = NULL;
@@ -125,6 +151,8 @@ static enum err collect(struct store *db, const struct calc_settings *cfg, const
         struct cost_partial *p = NULL;
         if ((rc = capture(db, cfg, b, edge[e][0], edge[e][1], now, &p)) != ERR_OK)
             break;
+        if (!s->events)
+            drop_events(p);
         cost_partial_take(sum, p);
         cost_partial_free(p);
     }
@@ -170,7 +198,12 @@ enum err compose_run(struct store *db, struct store *writer, pthread_mutex_t *wr
     int64_t(*version)[2] = xcalloc(nd, sizeof *version);
     struct stored s = {d0, (int64_t)nd, (const int64_t(*)[2])version, xcalloc(nd, sizeof(void *)),
                        false};
-    struct keep k = {xcalloc(nd, sizeof *k.rows), xcalloc(nd, sizeof *k.bodies), 0};
+    struct keep k = {xcalloc(KEEP_BATCH, sizeof *k.rows),
+                     xcalloc(KEEP_BATCH, sizeof *k.bodies),
+                     0,
+                     writer,
+                     writer_lock,
+                     dflt};
     struct cost_partial *sum = cost_partial_new(q->from, q->from);
     st.days = (int64_t)nd;
     struct base b = {0};
@@ -188,7 +221,7 @@ enum err compose_run(struct store *db, struct store *writer, pthread_mutex_t *wr
     if (rc == ERR_OK)
         rc = collect(db, cfg, &b, q, now, &s, &k, sum, &st);
     if (rc == ERR_OK)
-        keep_write(&k, writer, writer_lock, dflt, &st);
+        keep_write(&k, &st);
     if (rc == ERR_OK) {
         cost_partial_normalize(sum);
         struct cost_query cq = *q;
