@@ -92,7 +92,7 @@ bool sim_authz_k8s_request(const char *path, bool watch, char verb[16], char res
         i += 2;
     if (i >= n)
         return false;
-    snprintf(resource, 64, "%s", segs[i]);
+    snprintf(resource, 64, "%.63s", segs[i]); /* as snprintf cuts it; -O0 warns otherwise */
     if (i + 1 < n)
         snprintf(verb, 16, "get");
     else
