@@ -16,7 +16,10 @@ file:line so each can be answered.
 Environment: MUTANTS_FILES (default: src/engine/*.c src/query/*.c, minus advice.c unless
 MUTANTS_ADVICE=1), MUTANTS_MAX (default 400: beyond it an evenly spaced subset is tried),
 MUTANTS_BUDGET seconds (default 1800: the rest is reported as not tried),
-MUTANTS_TESTS (override the test list). Report: build/mutants/report.txt.
+MUTANTS_TESTS (override the test list), MUTANTS_SANITIZE (default "address,undefined": the
+mutated file is compiled and the tests linked with these sanitizers, as make test runs the
+unit binaries; "" turns it off; a kill the sanitizer reported says so). Report:
+build/mutants/report.txt.
 """
 import glob
 import os
@@ -162,6 +165,9 @@ def main():
         if not cp.build(tests):
             die("mutants: the unmodified copy does not build:\n" + cp.last_build_log[-3000:])
         cp.fast_setup(tests)
+        # the baseline runs with the sanitizer runtime linked in, as every mutant will
+        if not cp.relink(tests):
+            die("mutants: the unmodified copy does not link:\n" + cp.last_build_log[-3000:])
         bound = {}
         for t in list(tests):
             t0 = time.monotonic()
@@ -197,11 +203,14 @@ def main():
                     r = cp.run(t, bound[t])
                     if r != "pass":
                         verdict, by = ("killed" if r == "fail" else "timeout"), t
+                        if r == "fail" and cp.sanitizer_report():
+                            by += ", sanitizer"
                         break
             cp.write(f, text)
             # back to the unmutated object and binaries (only the first test was relinked
             # when it killed the mutant)
-            relinked = tests[:1] if verdict in ("killed", "timeout") and by == tests[0] else tests
+            first = by.split(",")[0] == tests[0]
+            relinked = tests[:1] if verdict in ("killed", "timeout") and first else tests
             if not cp.fast_build(f, relinked):
                 die("mutants: the unmutated source no longer builds:\n" + cp.last_build_log[-3000:])
             c[verdict] += 1

@@ -45,6 +45,11 @@ class Copy:
         self.env.setdefault("SHARED_FIXTURES", os.path.join(ROOT, "..", "shared", "fixtures"))
         self.env["SPOTLEDGER_ROOT"] = self.dir
         self.env["CMOCKA_MESSAGE_OUTPUT"] = "stdout"
+        # make test runs the unit binaries built with ASan + UBSan (tests/run_tests.sh);
+        # the fast path does the same for the file it mutates (MUTANTS_SANITIZE="" off)
+        self.san = os.environ.get("MUTANTS_SANITIZE", "address,undefined")
+        self.env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+        self.env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
         self.make = os.environ.get("MAKE", "make")
 
     def close(self):
@@ -88,6 +93,11 @@ class Copy:
                         "-w"] + (["-DSPOTLEDGER_HAVE_XLSX"] if xlsx else []) +
                        pc("--cflags", *pkgs))
         self.libs = pc("--libs", *pkgs) + ["-lpthread", "-lm"] + pc("--libs", "cmocka")
+        self.ldsan = []
+        if self.san:
+            self.cflags += ["-fsanitize=" + self.san, "-fno-sanitize-recover=all",
+                            "-fno-omit-frame-pointer"]
+            self.ldsan = ["-fsanitize=" + self.san]
         objs = []
         for d, _, fs in os.walk(self.path("build/src")):
             for f in fs:
@@ -109,13 +119,24 @@ class Copy:
         if r.returncode != 0:
             self.last_build_log = r.stderr.decode(errors="replace")
             return False
+        return self.relink(tests)
+
+    def relink(self, tests):
+        """Links each test binary from the objects as they are (with the sanitizer
+        runtime when MUTANTS_SANITIZE is set); True when all link."""
         for t in tests:
-            r = subprocess.run([self.cc, "-o", "build/tests/" + t, "build/tests/unit/%s.o" % t]
-                               + self.objs + self.libs, cwd=self.dir, capture_output=True)
+            r = subprocess.run([self.cc] + self.ldsan +
+                               ["-o", "build/tests/" + t, "build/tests/unit/%s.o" % t] +
+                               self.objs + self.libs, cwd=self.dir, capture_output=True)
             if r.returncode != 0:
                 self.last_build_log = r.stderr.decode(errors="replace")
                 return False
         return True
+
+    def sanitizer_report(self):
+        """True when the last run's output holds a sanitizer finding."""
+        log = getattr(self, "last_run_log", "")
+        return "Sanitizer" in log or "runtime error:" in log
 
     def run(self, test, timeout):
         """'pass', 'fail' or 'timeout' for one unit binary."""
