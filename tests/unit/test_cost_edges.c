@@ -245,6 +245,59 @@ static void test_bad_input(void **state) {
     cost_result_free(r);
 }
 
+/* A reclaim belongs to the window [from, to) = [T0, T0 + 1000) of its gone time: a
+ * spot pool with no nodes whose deletion was seen at T0 (= from) is the window's one
+ * reclaim, gone at T0; seen at T0 + 1000 (= to) or T0 - 1 it is not in the window. */
+static void test_reclaim_window_bounds(void **state) {
+    struct fx *f = *state;
+    struct cost_pool pools[2] = {f->pool,
+                                 {.id = "pool-spot",
+                                  .name = "spot",
+                                  .size = "gpu-x-spot",
+                                  .capacity = COST_CAP_SPOT,
+                                  .price_hourly = 1800}};
+    struct cost_input in = {pools, 2, &f->node, 1, NULL, 0, NULL, 0, NULL, 0};
+    const int64_t gone[3] = {T0, T0 + 1000, T0 - 1};
+    const size_t want[3] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        pools[1].deleted_at = gone[i];
+        struct cost_result *r = NULL;
+        assert_int_equal(cost_compute(&in, &f->q, &r), ERR_OK);
+        assert_int_equal(r->n_reclaims, want[i]);
+        if (want[i]) {
+            assert_int_equal(r->reclaims[0].gone_at, T0);
+            assert_int_equal(r->reclaims[0].pool, 1);
+        }
+        cost_result_free(r);
+    }
+}
+
+/* Reclaims are listed by gone time, then by pool: three spot pools gone at T0 + 500
+ * (pool 1), T0 + 100 (pool 2) and T0 + 500 (pool 3), listed in that input order,
+ * come out as pool 2 (T0 + 100), pool 1, pool 3 (both T0 + 500, lower pool first). */
+static void test_reclaims_in_time_order(void **state) {
+    struct fx *f = *state;
+    struct cost_pool spot = {.size = "gpu-x-spot", .capacity = COST_CAP_SPOT, .price_hourly = 1800};
+    struct cost_pool pools[4] = {f->pool, spot, spot, spot};
+    pools[1].id = "s1";
+    pools[1].deleted_at = T0 + 500;
+    pools[2].id = "s2";
+    pools[2].deleted_at = T0 + 100;
+    pools[3].id = "s3";
+    pools[3].deleted_at = T0 + 500;
+    struct cost_input in = {pools, 4, &f->node, 1, NULL, 0, NULL, 0, NULL, 0};
+    struct cost_result *r = NULL;
+    assert_int_equal(cost_compute(&in, &f->q, &r), ERR_OK);
+    assert_int_equal(r->n_reclaims, 3);
+    const int32_t want_pool[3] = {2, 1, 3};
+    const int64_t want_gone[3] = {T0 + 100, T0 + 500, T0 + 500};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(r->reclaims[i].pool, want_pool[i]);
+        assert_int_equal(r->reclaims[i].gone_at, want_gone[i]);
+    }
+    cost_result_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
@@ -255,6 +308,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_unseen_end_clipped_at_completion, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_rate_in_force_at_creation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reclaim_window_bounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reclaims_in_time_order, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,97 @@ static void test_compute_refusals(void **state) {
     assert_ptr_equal(r, untouched);
 }
 
+/* Every index is checked against its array's count, at the exact bound: one spot pool
+ * ($1.80/h), one node, one task and one attempt compute (the control); an attempt's
+ * task or node equal to the count, a node's pool equal to the count, or an index
+ * below -1 is refused with ERR_INVAL. The arrays hold one valid element more than
+ * the counts say, so an off-by-one check would read a valid element and answer
+ * ERR_OK instead of failing by chance. */
+static void test_index_bounds(void **state) {
+    (void)state;
+    const int64_t t0 = 1793577600; /* 2026-11-02T00:00Z */
+    struct cost_pool pools[2] = {
+        {.id = "p0", .name = "gpu-spot", .capacity = COST_CAP_SPOT, .price_hourly = 1800000},
+        {.id = "p1", .name = "gpu-spot-2", .capacity = COST_CAP_SPOT, .price_hourly = 1800000}};
+    struct cost_node nodes[2] = {
+        {.name = "S", .pool = 0, .created_at = t0, .ready_at = t0, .gpu_allocatable = 1},
+        {.name = "S2", .pool = 0, .created_at = t0, .ready_at = t0, .gpu_allocatable = 1}};
+    struct cost_task tasks[2] = {{.uid = "J1",
+                                  .config = COST_SPOT,
+                                  .outcome = COST_TASK_SUCCEEDED,
+                                  .completed_at = t0 + 600},
+                                 {.uid = "J2",
+                                  .config = COST_SPOT,
+                                  .outcome = COST_TASK_SUCCEEDED,
+                                  .completed_at = t0 + 600}};
+    struct cost_attempt att[2] = {{.uid = "a1",
+                                   .task = 0,
+                                   .node = 0,
+                                   .gpu_request = 1,
+                                   .created_at = t0,
+                                   .scheduled_at = t0,
+                                   .started_at = t0,
+                                   .finished_at = t0 + 600,
+                                   .phase = COST_PHASE_SUCCEEDED,
+                                   .work_seconds = -1,
+                                   .restore_seconds = -1,
+                                   .checkpoint_seconds = -1}};
+    att[1] = att[0];
+    att[1].uid = "a2";
+    struct cost_input in = {.pools = pools,
+                            .n_pools = 1,
+                            .nodes = nodes,
+                            .n_nodes = 1,
+                            .tasks = tasks,
+                            .n_tasks = 1,
+                            .attempts = att,
+                            .n_attempts = 1};
+    struct cost_query q = {.from = t0, .to = t0 + 3600, .now = t0 + 3600};
+    struct cost_result *r = NULL;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_OK); /* the control */
+    assert_non_null(r);
+    cost_result_free(r);
+    r = NULL;
+    struct {
+        int32_t *field, bad;
+    } cases[] = {{&att[0].node, 1},  {&att[0].task, 1},  {&nodes[0].pool, 1},
+                 {&att[0].node, -2}, {&att[0].task, -1}, {&nodes[0].pool, -2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int32_t keep = *cases[i].field;
+        *cases[i].field = cases[i].bad;
+        assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+        assert_null(r);
+        *cases[i].field = keep;
+    }
+    att[0].gpu_request = -1;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    att[0].gpu_request = 1;
+    att[0].cpu_request_milli = -1;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    att[0].cpu_request_milli = 0;
+    nodes[0].gpu_allocatable = -1;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_INVAL);
+    assert_null(r);
+}
+
+/* A node's rate: its own recorded price; else its pool's (no price history here);
+ * else 0 when its pool is unknown: -1, or an index equal to the pool count (the
+ * array holds a second pool at $9.99/h that an off-by-one would return). */
+static void test_node_rate(void **state) {
+    (void)state;
+    struct cost_pool pools[2] = {{.id = "p0", .size = "gpu-x", .price_hourly = 3600000},
+                                 {.id = "p1", .size = "gpu-y", .price_hourly = 9990000}};
+    struct cost_input in = {.pools = pools, .n_pools = 1};
+    struct cost_node n = {.name = "N", .pool = 0, .price_hourly = 1800000, .created_at = 1};
+    assert_int_equal(cost_node_rate(&in, &n), 1800000); /* its own */
+    n.price_hourly = 0;
+    assert_int_equal(cost_node_rate(&in, &n), 3600000); /* its pool's */
+    n.pool = 1;
+    assert_int_equal(cost_node_rate(&in, &n), 0); /* no such pool */
+    n.pool = -1;
+    assert_int_equal(cost_node_rate(&in, &n), 0);
+}
+
 /* "2026-11": 2026-11-01T00:00Z = 2026-11-02 (1793577600, tests/unit/testdb.h) - 86400
  * = 1793491200; November has 30 days: end 1793491200 + 30 x 86400 = 1796083200.
  * "2026-12" ends at 2027-01-01: 1796083200 + 31 x 86400 = 1798761600. */
@@ -140,6 +231,8 @@ int main(void) {
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_compute_refusals),
+        cmocka_unit_test(test_index_bounds),
+        cmocka_unit_test(test_node_rate),
         cmocka_unit_test(test_period_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
