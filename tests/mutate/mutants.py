@@ -16,7 +16,8 @@ file:line so each can be answered.
 Environment: MUTANTS_FILES (default: src/engine/*.c src/query/*.c, minus advice.c unless
 MUTANTS_ADVICE=1), MUTANTS_MAX (default 400: beyond it an evenly spaced subset is tried),
 MUTANTS_BUDGET seconds (default 1800: the rest is reported as not tried),
-MUTANTS_TESTS (override the test list), MUTANTS_SANITIZE (default "address,undefined": the
+MUTANTS_TESTS (override the test list), MUTANTS_ONLY ("file:line ...": only the mutants
+of those lines, e.g. to retry a report's survivors), MUTANTS_SANITIZE (default "address,undefined": the
 mutated file is compiled and the tests linked with these sanitizers, as make test runs the
 unit binaries; "" turns it off; a kill the sanitizer reported says so). Report:
 build/mutants/report.txt.
@@ -153,6 +154,10 @@ def main():
     cap = int(os.environ.get("MUTANTS_MAX", "400"))
     muts = enumerate_mutants(files)
     total = len(muts)
+    only = os.environ.get("MUTANTS_ONLY")  # "file:line ..." (e.g. a report's survivors)
+    if only:
+        keep = set(only.split())
+        muts = [m for m in muts if "%s:%d" % (m[0], m[1] + 1) in keep]
     if len(muts) > cap:
         step = len(muts) / cap
         muts = [muts[int(k * step)] for k in range(cap)]
