@@ -298,6 +298,49 @@ static void test_reclaims_in_time_order(void **state) {
     cost_result_free(r);
 }
 
+/* A node without GPUs shares by CPU (docs/cost-model.md "Share"): 8000 m allocatable,
+ * one attempt asking 2000 m and no GPU for the whole window [T0, T0 + 1000) at
+ * 1 µ$/s: total 1000 µ$, allocated 1000 x 2000 / 8000 = 250, idle 750. */
+static void test_cpu_only_node(void **state) {
+    struct fx *f = *state;
+    f->node.gpu_allocatable = 0;
+    struct cost_attempt *a =
+        attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 1000), 0, 1000, COST_PHASE_SUCCEEDED);
+    a->gpu_request = 0;
+    a->cpu_request_milli = 2000;
+    run(f);
+    assert_int_equal(f->r->nodes[0].total, 1000);
+    assert_int_equal(f->r->nodes[0].allocated, 250);
+    assert_int_equal(f->r->nodes[0].idle, 750);
+}
+
+/* A reclaim's first signal is one at most COST_RECLAIM_LOOKBACK (3600 s) before the
+ * pool was gone, and not after it: gone T0 + 4000, a signal at T0 + 400 (= gone -
+ * 3600) counts; at T0 + 399 (3601 s before) or T0 + 4001 (after) it does not (0:
+ * unknown). Window [T0, T0 + 5000). */
+static void test_reclaim_signal_lookback(void **state) {
+    struct fx *f = *state;
+    f->q.to = f->q.now = T0 + 5000;
+    struct cost_pool pools[2] = {f->pool,
+                                 {.id = "pool-spot",
+                                  .size = "gpu-x-spot",
+                                  .capacity = COST_CAP_SPOT,
+                                  .price_hourly = 1800,
+                                  .deleted_at = T0 + 4000}};
+    struct cost_input in = {pools, 2, &f->node, 1, NULL, 0, NULL, 0, NULL, 0};
+    const int64_t signal[3] = {T0 + 400, T0 + 399, T0 + 4001};
+    const int64_t want[3] = {T0 + 400, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        pools[1].signal_at = signal[i];
+        struct cost_result *r = NULL;
+        assert_int_equal(cost_compute(&in, &f->q, &r), ERR_OK);
+        assert_int_equal(r->n_reclaims, 1);
+        assert_int_equal(r->reclaims[0].gone_at, T0 + 4000);
+        assert_int_equal(r->reclaims[0].first_signal_at, want[i]);
+        cost_result_free(r);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
@@ -310,6 +353,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_node_rate_in_force_at_creation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reclaim_window_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reclaims_in_time_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cpu_only_node, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reclaim_signal_lookback, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,6 +160,27 @@ static void test_index_bounds(void **state) {
     assert_non_null(r);
     cost_result_free(r);
     r = NULL;
+    /* nothing past the counts is read: invalid elements there change nothing */
+    pools[1].price_hourly = -1;
+    nodes[1].gpu_allocatable = -1;
+    att[1].task = -1;
+    tasks[1].config = (enum cost_config)COST_NCONFIG;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_OK);
+    cost_result_free(r);
+    r = NULL;
+    pools[1].price_hourly = 1800000;
+    nodes[1].gpu_allocatable = 1;
+    att[1].task = 0;
+    tasks[1].config = COST_SPOT;
+    /* valid at the other edge: a node without GPUs (0: none), an attempt never
+     * scheduled (node -1) */
+    nodes[0].gpu_allocatable = 0;
+    att[0].node = -1;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_OK);
+    cost_result_free(r);
+    r = NULL;
+    nodes[0].gpu_allocatable = 1;
+    att[0].node = 0;
     struct {
         int32_t *field, bad;
     } cases[] = {{&att[0].node, 1},  {&att[0].task, 1},  {&nodes[0].pool, 1},
