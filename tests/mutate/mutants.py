@@ -16,7 +16,8 @@ file:line so each can be answered.
 Environment: MUTANTS_FILES (default: src/engine/*.c src/query/*.c, minus advice.c unless
 MUTANTS_ADVICE=1), MUTANTS_MAX (default 400: beyond it an evenly spaced subset is tried),
 MUTANTS_BUDGET seconds (default 1800: the rest is reported as not tried),
-MUTANTS_TESTS (override the test list), MUTANTS_ONLY ("file:line ...": only the mutants
+MUTANTS_TESTS (override the test list), MUTANTS_ORACLE_SEEDS (default 50 of test_oracle's
+500 seeds per mutant), MUTANTS_ONLY ("file:line ...": only the mutants
 of those lines, e.g. to retry a report's survivors), MUTANTS_SANITIZE (default "address,undefined": the
 mutated file is compiled and the tests linked with these sanitizers, as make test runs the
 unit binaries; "" turns it off; a kill the sanitizer reported says so). Report:
@@ -151,6 +152,8 @@ def main():
         if os.environ.get("MUTANTS_ADVICE") != "1":
             files = [f for f in files if not f.endswith("/advice.c")]
     budget = float(os.environ.get("MUTANTS_BUDGET", "1800"))
+    # test_oracle's 500 seeds take minutes; each mutant runs the first 50 (ORACLE_SEEDS)
+    os.environ.setdefault("ORACLE_SEEDS", os.environ.get("MUTANTS_ORACLE_SEEDS", "50"))
     cap = int(os.environ.get("MUTANTS_MAX", "400"))
     muts = enumerate_mutants(files)
     total = len(muts)
