@@ -341,6 +341,43 @@ static void test_reclaim_signal_lookback(void **state) {
     }
 }
 
+/* Young/Daly interval on a perfect square: a spot pool gpu-x-spot living T0..T0 + 7200
+ * and reclaimed (exposure 7200 s, 1 reclaim: M = 7200 s); two attempts on its node
+ * reported checkpoint_seconds 20 and 30 (δ = 25): interval = isqrt(2 x 25 x 7200) =
+ * isqrt(360000) = 600 exactly. Window [T0, T0 + 10000). */
+static void test_checkpoint_interval_square(void **state) {
+    struct fx *f = *state;
+    f->q.to = f->q.now = T0 + 10000;
+    struct cost_pool pools[2] = {f->pool,
+                                 {.id = "pool-spot",
+                                  .size = "gpu-x-spot",
+                                  .capacity = COST_CAP_SPOT,
+                                  .price_hourly = 1800,
+                                  .deleted_at = T0 + 7200}};
+    struct cost_node nodes[2] = {f->node, f->node};
+    nodes[1].name = "S";
+    nodes[1].pool = 1;
+    nodes[1].price_hourly = 1800;
+    nodes[1].k8s_deleted_at = T0 + 7200;
+    struct cost_attempt *a1 =
+        attempt(f, task(f, "J1", COST_TASK_SUCCEEDED, 1000), 0, 1000, COST_PHASE_SUCCEEDED);
+    struct cost_attempt *a2 =
+        attempt(f, task(f, "J2", COST_TASK_SUCCEEDED, 3000), 1000, 3000, COST_PHASE_SUCCEEDED);
+    a1->node = a2->node = 1;
+    a1->checkpoint_seconds = 20;
+    a2->checkpoint_seconds = 30;
+    f->tasks[0].config = f->tasks[1].config = COST_SPOT;
+    struct cost_input in = {pools, 2, nodes, 2, f->tasks, f->nt, f->att, f->na, NULL, 0};
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->n_advice, 1);
+    const struct cost_advice *ad = &f->r->advice[0];
+    assert_string_equal(ad->size, "gpu-x-spot");
+    assert_int_equal(ad->reclaims, 1);
+    assert_int_equal(ad->mtbr_seconds, 7200);
+    assert_int_equal(ad->mean_checkpoint_seconds, 25);
+    assert_int_equal(ad->interval_seconds, 600);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
@@ -355,6 +392,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reclaims_in_time_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cpu_only_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reclaim_signal_lookback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_checkpoint_interval_square, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,6 +221,53 @@ static void test_node_rate(void **state) {
     assert_int_equal(cost_node_rate(&in, &n), 0);
 }
 
+/* The interrupted test (docs/cost-model.md): a pod that failed with no end time of its
+ * own (no finish, removal or terminal sighting), on a node still alive, is interrupted
+ * when it carries a DisruptionTarget or an eviction reason, and a plain failure
+ * without; the same pod still Running (not failed, no end) is not interrupted. */
+static void test_interrupted_failed_without_end(void **state) {
+    (void)state;
+    struct cost_node node = {.name = "N", .pool = 0, .created_at = 100, .ready_at = 100};
+    struct cost_attempt a = {
+        .uid = "a", .node = 0, .phase = COST_PHASE_FAILED, .disruption_at = 500};
+    assert_true(cost_attempt_interrupted(&a, &node));
+    a.disruption_at = 0;
+    a.reason = "Evicted";
+    assert_true(cost_attempt_interrupted(&a, &node));
+    a.reason = "OOMKilled";
+    assert_false(cost_attempt_interrupted(&a, &node));
+    a.phase = COST_PHASE_RUNNING;
+    a.disruption_at = 500;
+    assert_false(cost_attempt_interrupted(&a, &node));
+}
+
+/* Counts beyond what the engine indexes (int32) are refused with ERR_TOOBIG before
+ * any element is read (the arrays here hold one element): 2^31 attempts, tasks or
+ * nodes, or 2^31 - 1 pools (one more index is the unknown pool). */
+static void test_counts_too_big(void **state) {
+    (void)state;
+    struct cost_pool pool = {.id = "p", .capacity = COST_CAP_SPOT};
+    struct cost_node node = {.name = "n"};
+    struct cost_task task = {.uid = "t"};
+    struct cost_attempt att = {.uid = "a"};
+    struct cost_query q = {.from = 0, .to = 10, .now = 10};
+    struct cost_result *r = NULL;
+    const size_t big = (size_t)INT32_MAX + 1;
+    struct cost_input in = {&pool, 0, &node, 0, &task, 0, &att, 0, NULL, 0};
+    in.n_attempts = big;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_TOOBIG);
+    in.n_attempts = 0;
+    in.n_tasks = big;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_TOOBIG);
+    in.n_tasks = 0;
+    in.n_nodes = big;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_TOOBIG);
+    in.n_nodes = 0;
+    in.n_pools = (size_t)INT32_MAX;
+    assert_int_equal(cost_compute(&in, &q, &r), ERR_TOOBIG);
+    assert_null(r);
+}
+
 /* "2026-11": 2026-11-01T00:00Z = 2026-11-02 (1793577600, tests/unit/testdb.h) - 86400
  * = 1793491200; November has 30 days: end 1793491200 + 30 x 86400 = 1796083200.
  * "2026-12" ends at 2027-01-01: 1796083200 + 31 x 86400 = 1798761600. */
@@ -254,6 +301,8 @@ int main(void) {
         cmocka_unit_test(test_compute_refusals),
         cmocka_unit_test(test_index_bounds),
         cmocka_unit_test(test_node_rate),
+        cmocka_unit_test(test_interrupted_failed_without_end),
+        cmocka_unit_test(test_counts_too_big),
         cmocka_unit_test(test_period_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
