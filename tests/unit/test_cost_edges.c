@@ -378,6 +378,67 @@ static void test_checkpoint_interval_square(void **state) {
     assert_int_equal(ad->interval_seconds, 600);
 }
 
+/* A spot pool DigitalOcean still lists is reclaimed when its nodes all went within
+ * COST_RECLAIM_SPREAD (600 s) and a pod held one when it went: node S of pool
+ * gpu-x-spot deleted at T0 + 600 under a running pod -> one reclaim, gone at T0 + 600. */
+static void test_reclaim_by_interruption(void **state) {
+    struct fx *f = *state;
+    struct cost_pool pools[2] = {
+        f->pool,
+        {.id = "pool-spot", .size = "gpu-x-spot", .capacity = COST_CAP_SPOT, .price_hourly = 1800}};
+    struct cost_node nodes[2] = {f->node, f->node};
+    nodes[1].name = "S";
+    nodes[1].pool = 1;
+    nodes[1].price_hourly = 1800;
+    nodes[1].k8s_deleted_at = T0 + 600;
+    struct cost_attempt *a =
+        attempt(f, task(f, "J", COST_TASK_RUNNING, 0), 0, 0, COST_PHASE_RUNNING);
+    a->node = 1;
+    f->tasks[0].config = COST_SPOT;
+    struct cost_input in = {pools, 2, nodes, 2, f->tasks, f->nt, f->att, f->na, NULL, 0};
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->n_reclaims, 1);
+    assert_int_equal(f->r->reclaims[0].pool, 1);
+    assert_int_equal(f->r->reclaims[0].gone_at, T0 + 600);
+}
+
+/* A spot pool's On-Demand rate is its twin's, the listed pool whose size is its own
+ * without "-spot" (docs/cost-model.md "Matching size"): spot pool gpu-x-spot at
+ * 1800 µ$/h, on-demand pool gpu-x at 3600 µ$/h (no node, no fallback task). A spot
+ * task's 1000 s on the spot node cost 1000 x 0.5 = 500 µ$ useful, 1000 at the
+ * On-Demand rate (500 x 3600 / 1800). */
+static void test_spot_twin_rate(void **state) {
+    struct fx *f = *state;
+    struct cost_pool pools[2] = {
+        f->pool,
+        {.id = "pool-spot", .size = "gpu-x-spot", .capacity = COST_CAP_SPOT, .price_hourly = 1800}};
+    struct cost_node node = f->node;
+    node.name = "S";
+    node.pool = 1;
+    node.price_hourly = 1800;
+    attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 1000), 0, 1000, COST_PHASE_SUCCEEDED);
+    f->tasks[0].config = COST_SPOT;
+    struct cost_input in = {pools, 2, &node, 1, f->tasks, f->nt, f->att, f->na, NULL, 0};
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->configs[COST_SPOT].useful_cost, 500);
+    assert_int_equal(f->r->configs[COST_SPOT].useful_at_on_demand, 1000);
+}
+
+/* A node of no known pool has no On-Demand rate: its task's useful cost (1000 s at
+ * 1 µ$/s = 1000 µ$) is not re-priced (useful_at_on_demand 0). The pool array holds an
+ * on-demand pool past its count that must not be read as the unknown pool. */
+static void test_unknown_pool_not_repriced(void **state) {
+    struct fx *f = *state;
+    struct cost_pool pools[2] = {f->pool, f->pool};
+    pools[1].id = "past-the-count";
+    f->node.pool = -1;
+    attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 1000), 0, 1000, COST_PHASE_SUCCEEDED);
+    struct cost_input in = {pools, 1, &f->node, 1, f->tasks, f->nt, f->att, f->na, NULL, 0};
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->configs[COST_FALLBACK].useful_cost, 1000);
+    assert_int_equal(f->r->configs[COST_FALLBACK].useful_at_on_demand, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
@@ -393,6 +454,9 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_cpu_only_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reclaim_signal_lookback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_checkpoint_interval_square, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reclaim_by_interruption, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_spot_twin_rate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_pool_not_repriced, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,6 +268,40 @@ static void test_counts_too_big(void **state) {
     assert_null(r);
 }
 
+/* A string index over more keys than int32 can number is refused before any key is
+ * read (the base here holds none). */
+static void test_index_too_big(void **state) {
+    (void)state;
+    struct cost_index *ix = NULL;
+    const char *none = NULL;
+    assert_int_equal(cost_index_new(&none, sizeof none, (size_t)INT32_MAX + 1, &ix), ERR_TOOBIG);
+    assert_null(ix);
+}
+
+/* Reconcile: a pool with neither a node nor an item in the period gets no line of its
+ * own; the result is the cluster line and the total, both zero, and no invoice. */
+static void test_reconcile_idle_pool(void **state) {
+    (void)state;
+    char id[] = "p", cap[] = "spot";
+    struct reconcile_pool pool = {.id = id, .name = NULL, .capacity_type = cap};
+    struct reconcile_input in = {.period = "2026-11",
+                                 .period_start = 1793491200,
+                                 .period_end = 1796083200,
+                                 .pools = &pool,
+                                 .n_pools = 1};
+    struct reconcile_result r;
+    assert_int_equal(reconcile_compute(&in, 1796083200, &r), ERR_OK);
+    assert_int_equal(r.n_lines, 2);
+    assert_int_equal(r.lines[0].kind, RECONCILE_CLUSTER);
+    assert_int_equal(r.lines[1].kind, RECONCILE_TOTAL);
+    assert_int_equal(r.lines[1].nodes, 0);
+    assert_int_equal(r.lines[1].estimated, 0);
+    assert_int_equal(r.lines[1].billed, 0);
+    assert_false(r.has_invoice);
+    assert_string_equal(r.period, "2026-11");
+    reconcile_result_release(&r);
+}
+
 /* "2026-11": 2026-11-01T00:00Z = 2026-11-02 (1793577600, tests/unit/testdb.h) - 86400
  * = 1793491200; November has 30 days: end 1793491200 + 30 x 86400 = 1796083200.
  * "2026-12" ends at 2027-01-01: 1796083200 + 31 x 86400 = 1798761600. */
@@ -303,6 +337,8 @@ int main(void) {
         cmocka_unit_test(test_node_rate),
         cmocka_unit_test(test_interrupted_failed_without_end),
         cmocka_unit_test(test_counts_too_big),
+        cmocka_unit_test(test_index_too_big),
+        cmocka_unit_test(test_reconcile_idle_pool),
         cmocka_unit_test(test_period_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
