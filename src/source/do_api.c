@@ -1,7 +1,10 @@
 /* do_api — DigitalOcean JSON into structs; see do_api.h for the error policy.
+ * Here: the typed field readers (do_api_json.h), sizes, clusters, node pools,
+ * errors; invoices, billing history and balance are in do_api_billing.c.
  * Every json-c string is copied before the document is put (STYLE.md json-c 2);
  * every typed read checks json_object_is_type first (json-c 3). */
 #include "source/do_api.h"
+#include "source/do_api_json.h"
 
 #include <json-c/json.h>
 #include <limits.h>
@@ -16,8 +19,7 @@
 
 #define DO_JSON_DEPTH 64
 
-__attribute__((format(printf, 3, 4))) static enum err why_set(char *why, size_t wl, const char *fmt,
-                                                              ...) {
+enum err do_api_why_set(char *why, size_t wl, const char *fmt, ...) {
     if (why && wl && !why[0]) { /* keep the first reason */
         va_list ap;
         va_start(ap, fmt);
@@ -28,20 +30,20 @@ __attribute__((format(printf, 3, 4))) static enum err why_set(char *why, size_t 
 }
 
 /* Parses a whole document that must be a JSON object. */
-static enum err parse_doc(const char *buf, size_t len, json_object **out, char *why, size_t wl) {
+enum err do_api_parse_doc(const char *buf, size_t len, json_object **out, char *why, size_t wl) {
     if (why && wl)
         why[0] = '\0';
     if (len > (size_t)INT_MAX - 1)
-        return why_set(why, wl, "document too large");
+        return do_api_why_set(why, wl, "document too large");
     size_t i = 0;
     while (i < len && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
         i++;
     if (i == len)
-        return why_set(why, wl, "empty body");
+        return do_api_why_set(why, wl, "empty body");
     if (buf[i] != '{')
-        return why_set(why, wl, "not a JSON object (body starts with '%c'%s)",
-                       buf[i] >= ' ' && buf[i] < 127 ? buf[i] : '?',
-                       buf[i] == '<' ? ", an HTML page?" : "");
+        return do_api_why_set(why, wl, "not a JSON object (body starts with '%c'%s)",
+                              buf[i] >= ' ' && buf[i] < 127 ? buf[i] : '?',
+                              buf[i] == '<' ? ", an HTML page?" : "");
     json_tokener *tok = json_tokener_new_ex(DO_JSON_DEPTH);
     if (!tok)
         return ERR_NOMEM;
@@ -51,17 +53,18 @@ static enum err parse_doc(const char *buf, size_t len, json_object **out, char *
     size_t end = json_tokener_get_parse_end(tok);
     enum err e = ERR_OK;
     if (je == json_tokener_continue) {
-        e = why_set(why, wl, "truncated JSON (%zu bytes)", len);
+        e = do_api_why_set(why, wl, "truncated JSON (%zu bytes)", len);
     } else if (je != json_tokener_success || !o) {
-        e = why_set(why, wl, "malformed JSON at byte %zu: %s", end, json_tokener_error_desc(je));
+        e = do_api_why_set(why, wl, "malformed JSON at byte %zu: %s", end,
+                           json_tokener_error_desc(je));
     } else {
         while (end < len &&
                (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\r' || buf[end] == '\t'))
             end++;
         if (end != len)
-            e = why_set(why, wl, "trailing data after the JSON document at byte %zu", end);
+            e = do_api_why_set(why, wl, "trailing data after the JSON document at byte %zu", end);
         else if (!json_object_is_type(o, json_type_object))
-            e = why_set(why, wl, "not a JSON object");
+            e = do_api_why_set(why, wl, "not a JSON object");
     }
     json_tokener_free(tok);
     if (e != ERR_OK) {
@@ -72,7 +75,7 @@ static enum err parse_doc(const char *buf, size_t len, json_object **out, char *
     return ERR_OK;
 }
 
-static json_object *field(json_object *o, const char *key) {
+json_object *do_api_field(json_object *o, const char *key) {
     json_object *v = NULL;
     if (!json_object_object_get_ex(o, key, &v))
         return NULL;
@@ -80,12 +83,12 @@ static json_object *field(json_object *o, const char *key) {
 }
 
 /* String field (copied). Required: missing/null is an error. Ids may be numbers. */
-static enum err get_str(json_object *o, const char *key, bool required, bool allow_int,
+enum err do_api_get_str(json_object *o, const char *key, bool required, bool allow_int,
                         const char *what, char **out, char *why, size_t wl) {
-    json_object *v = field(o, key);
+    json_object *v = do_api_field(o, key);
     if (!v) {
         if (required)
-            return why_set(why, wl, "%s: missing '%s'", what, key);
+            return do_api_why_set(why, wl, "%s: missing '%s'", what, key);
         *out = NULL;
         return ERR_OK;
     }
@@ -94,7 +97,7 @@ static enum err get_str(json_object *o, const char *key, bool required, bool all
         if (required && !**out) {
             free(*out);
             *out = NULL;
-            return why_set(why, wl, "%s: empty '%s'", what, key);
+            return do_api_why_set(why, wl, "%s: empty '%s'", what, key);
         }
         return ERR_OK;
     }
@@ -104,53 +107,53 @@ static enum err get_str(json_object *o, const char *key, bool required, bool all
         *out = xstrdup(tmp);
         return ERR_OK;
     }
-    return why_set(why, wl, "%s: '%s' is not a string", what, key);
+    return do_api_why_set(why, wl, "%s: '%s' is not a string", what, key);
 }
 
 static enum err get_int(json_object *o, const char *key, bool required, int64_t dflt,
                         const char *what, int64_t *out, char *why, size_t wl) {
-    json_object *v = field(o, key);
+    json_object *v = do_api_field(o, key);
     if (!v) {
         if (required)
-            return why_set(why, wl, "%s: missing '%s'", what, key);
+            return do_api_why_set(why, wl, "%s: missing '%s'", what, key);
         *out = dflt;
         return ERR_OK;
     }
     if (!json_object_is_type(v, json_type_int))
-        return why_set(why, wl, "%s: '%s' is not an integer", what, key);
+        return do_api_why_set(why, wl, "%s: '%s' is not an integer", what, key);
     *out = json_object_get_int64(v);
     return ERR_OK;
 }
 
 static enum err get_bool(json_object *o, const char *key, const char *what, bool *out, char *why,
                          size_t wl) {
-    json_object *v = field(o, key);
+    json_object *v = do_api_field(o, key);
     if (!v) {
         *out = false;
         return ERR_OK;
     }
     if (!json_object_is_type(v, json_type_boolean))
-        return why_set(why, wl, "%s: '%s' is not a boolean", what, key);
+        return do_api_why_set(why, wl, "%s: '%s' is not a boolean", what, key);
     *out = json_object_get_boolean(v);
     return ERR_OK;
 }
 
 /* Decimal-string amount ("23.44"), strict. */
-static enum err get_amount(json_object *o, const char *key, bool required, const char *what,
+enum err do_api_get_amount(json_object *o, const char *key, bool required, const char *what,
                            int64_t *out, char *why, size_t wl) {
-    json_object *v = field(o, key);
+    json_object *v = do_api_field(o, key);
     if (!v) {
         if (required)
-            return why_set(why, wl, "%s: missing '%s'", what, key);
+            return do_api_why_set(why, wl, "%s: missing '%s'", what, key);
         *out = 0;
         return ERR_OK;
     }
     if (!json_object_is_type(v, json_type_string))
-        return why_set(why, wl, "%s: '%s' is not a decimal string", what, key);
+        return do_api_why_set(why, wl, "%s: '%s' is not a decimal string", what, key);
     const char *s = json_object_get_string(v);
     int64_t m;
     if (money_parse(s, (size_t)json_object_get_string_len(v), 0, &m) != ERR_OK)
-        return why_set(why, wl, "%s: '%s' is not an amount: \"%.40s\"", what, key, s);
+        return do_api_why_set(why, wl, "%s: '%s' is not an amount: \"%.40s\"", what, key, s);
     *out = m;
     return ERR_OK;
 }
@@ -167,65 +170,65 @@ enum err do_api_price_literal(const char *text, size_t len, int64_t *out) {
 /* A JSON number (its literal text, kept by json-c for parsed doubles) or string. */
 static enum err get_price(json_object *o, const char *key, const char *what, int64_t *out,
                           char *why, size_t wl) {
-    json_object *v = field(o, key);
+    json_object *v = do_api_field(o, key);
     if (!v)
-        return why_set(why, wl, "%s: missing '%s'", what, key);
+        return do_api_why_set(why, wl, "%s: missing '%s'", what, key);
     if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int) &&
         !json_object_is_type(v, json_type_string))
-        return why_set(why, wl, "%s: '%s' is not a number", what, key);
+        return do_api_why_set(why, wl, "%s: '%s' is not a number", what, key);
     /* json_object_get_string on a parsed double returns its original literal
      * (json_tokener stores it with json_object_new_double_s in 0.16) */
     const char *s = json_object_get_string(v);
     int64_t m;
     if (!s || do_api_price_literal(s, strlen(s), &m) != ERR_OK || m < 0)
-        return why_set(why, wl, "%s: '%s' is not a price: \"%.40s\"", what, key, s ? s : "");
+        return do_api_why_set(why, wl, "%s: '%s' is not a price: \"%.40s\"", what, key, s ? s : "");
     *out = m;
     return ERR_OK;
 }
 
-static enum err get_time(json_object *o, const char *key, bool required, const char *what,
+enum err do_api_get_time(json_object *o, const char *key, bool required, const char *what,
                          int64_t *out, char *why, size_t wl) {
-    json_object *v = field(o, key);
+    json_object *v = do_api_field(o, key);
     if (!v || (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) == 0)) {
         if (required)
-            return why_set(why, wl, "%s: missing '%s'", what, key);
+            return do_api_why_set(why, wl, "%s: missing '%s'", what, key);
         *out = 0;
         return ERR_OK;
     }
     if (!json_object_is_type(v, json_type_string))
-        return why_set(why, wl, "%s: '%s' is not a time string", what, key);
+        return do_api_why_set(why, wl, "%s: '%s' is not a time string", what, key);
     const char *s = json_object_get_string(v);
     int64_t t;
     if (timeutil_parse_rfc3339(s, (size_t)json_object_get_string_len(v), &t) != ERR_OK)
-        return why_set(why, wl, "%s: '%s' is not an RFC 3339 time: \"%.40s\"", what, key, s);
+        return do_api_why_set(why, wl, "%s: '%s' is not an RFC 3339 time: \"%.40s\"", what, key, s);
     *out = t;
     return ERR_OK;
 }
 
 /* The list under key: must be an array. */
-static enum err get_list(json_object *doc, const char *key, json_object **out, char *why,
+enum err do_api_get_list(json_object *doc, const char *key, json_object **out, char *why,
                          size_t wl) {
-    json_object *v = field(doc, key);
+    json_object *v = do_api_field(doc, key);
     if (!v || !json_object_is_type(v, json_type_array))
-        return why_set(why, wl, "'%s' is %s", key, v ? "not an array" : "missing");
+        return do_api_why_set(why, wl, "'%s' is %s", key, v ? "not an array" : "missing");
     *out = v;
     return ERR_OK;
 }
 
 /* links.pages.next (optional; a wrong type is an error: it would end paging early). */
-static enum err get_next(json_object *doc, char **out, char *why, size_t wl) {
+enum err do_api_get_next(json_object *doc, char **out, char *why, size_t wl) {
     *out = NULL;
-    json_object *links = field(doc, "links");
+    json_object *links = do_api_field(doc, "links");
     if (!links)
         return ERR_OK;
     if (!json_object_is_type(links, json_type_object))
-        return why_set(why, wl, "'links' is not an object");
-    json_object *pages = field(links, "pages");
+        return do_api_why_set(why, wl, "'links' is not an object");
+    json_object *pages = do_api_field(links, "pages");
     if (!pages)
         return ERR_OK;
     if (!json_object_is_type(pages, json_type_object))
-        return why_set(why, wl, "'links.pages' is not an object");
-    return get_str(pages, "next", false, false, "links.pages", out, why, wl);
+        return do_api_why_set(why, wl, "'links.pages' is not an object");
+    return do_api_get_str(pages, "next", false, false, "links.pages", out, why, wl);
 }
 
 static char *compact_json(json_object *v) {
@@ -243,8 +246,8 @@ static enum err parse_size(json_object *o, struct do_size *s, char *why, size_t 
     memset(s, 0, sizeof *s);
     enum err e;
     if (!json_object_is_type(o, json_type_object))
-        return why_set(why, wl, "size: not an object");
-    if ((e = get_str(o, "slug", true, false, "size", &s->slug, why, wl)) != ERR_OK)
+        return do_api_why_set(why, wl, "size: not an object");
+    if ((e = do_api_get_str(o, "slug", true, false, "size", &s->slug, why, wl)) != ERR_OK)
         return e;
     char what[96];
     snprintf(what, sizeof what, "size '%.64s'", s->slug);
@@ -256,14 +259,14 @@ static enum err parse_size(json_object *o, struct do_size *s, char *why, size_t 
         (e = get_bool(o, "available", what, &s->available, why, wl)) != ERR_OK)
         goto fail;
     s->gpu_vram_gb = -1;
-    if ((gi = field(o, "gpu_info")) != NULL) {
+    if ((gi = do_api_field(o, "gpu_info")) != NULL) {
         if (!json_object_is_type(gi, json_type_object)) {
-            e = why_set(why, wl, "%s: 'gpu_info' is not an object", what);
+            e = do_api_why_set(why, wl, "%s: 'gpu_info' is not an object", what);
             goto fail;
         }
-        json_object *vram = field(gi, "vram");
+        json_object *vram = do_api_field(gi, "vram");
         if ((e = get_int(gi, "count", false, 0, what, &s->gpu_count, why, wl)) != ERR_OK ||
-            (e = get_str(gi, "model", false, false, what, &s->gpu_model, why, wl)) != ERR_OK)
+            (e = do_api_get_str(gi, "model", false, false, what, &s->gpu_model, why, wl)) != ERR_OK)
             goto fail;
         if (vram && json_object_is_type(vram, json_type_object) &&
             (e = get_int(vram, "amount", false, -1, what, &s->gpu_vram_gb, why, wl)) != ERR_OK)
@@ -279,12 +282,12 @@ fail:
 enum err do_api_parse_sizes(const char *buf, size_t len, struct do_sizes *out, char *why,
                             size_t wl) {
     json_object *doc = NULL, *arr;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
     if (e != ERR_OK)
         return e;
     struct do_sizes l = {0};
-    if ((e = get_list(doc, "sizes", &arr, why, wl)) != ERR_OK ||
-        (e = get_next(doc, &l.next, why, wl)) != ERR_OK)
+    if ((e = do_api_get_list(doc, "sizes", &arr, why, wl)) != ERR_OK ||
+        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
         goto out;
     size_t n = json_object_array_length(arr);
     l.v = xcalloc(n ? n : 1, sizeof *l.v);
@@ -317,19 +320,19 @@ void do_sizes_release(struct do_sizes *l) {
 enum err do_api_parse_cluster(const char *buf, size_t len, struct do_cluster *out, char *why,
                               size_t wl) {
     json_object *doc = NULL;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
     if (e != ERR_OK)
         return e;
     struct do_cluster c = {0};
-    json_object *k = field(doc, "kubernetes_cluster");
+    json_object *k = do_api_field(doc, "kubernetes_cluster");
     if (!k || !json_object_is_type(k, json_type_object)) {
-        e = why_set(why, wl, "'kubernetes_cluster' is %s", k ? "not an object" : "missing");
+        e = do_api_why_set(why, wl, "'kubernetes_cluster' is %s", k ? "not an object" : "missing");
         goto out;
     }
-    if ((e = get_str(k, "id", true, false, "cluster", &c.id, why, wl)) != ERR_OK ||
-        (e = get_str(k, "name", false, false, "cluster", &c.name, why, wl)) != ERR_OK ||
-        (e = get_str(k, "region", false, false, "cluster", &c.region, why, wl)) != ERR_OK ||
-        (e = get_str(k, "version", false, false, "cluster", &c.version, why, wl)) != ERR_OK)
+    if ((e = do_api_get_str(k, "id", true, false, "cluster", &c.id, why, wl)) != ERR_OK ||
+        (e = do_api_get_str(k, "name", false, false, "cluster", &c.name, why, wl)) != ERR_OK ||
+        (e = do_api_get_str(k, "region", false, false, "cluster", &c.region, why, wl)) != ERR_OK ||
+        (e = do_api_get_str(k, "version", false, false, "cluster", &c.version, why, wl)) != ERR_OK)
         goto out;
 out:
     json_object_put(doc);
@@ -381,23 +384,24 @@ static enum err parse_node(json_object *o, const char *pool, struct do_node *n, 
     char what[160];
     snprintf(what, sizeof what, "pool '%.64s' node", pool);
     if (!json_object_is_type(o, json_type_object))
-        return why_set(why, wl, "%s: not an object", what);
+        return do_api_why_set(why, wl, "%s: not an object", what);
     enum err e;
-    if ((e = get_str(o, "name", true, false, what, &n->name, why, wl)) != ERR_OK)
+    if ((e = do_api_get_str(o, "name", true, false, what, &n->name, why, wl)) != ERR_OK)
         return e;
     snprintf(what, sizeof what, "pool '%.64s' node '%.64s'", pool, n->name);
-    json_object *st = field(o, "status");
-    if ((e = get_str(o, "id", true, false, what, &n->id, why, wl)) != ERR_OK ||
-        (e = get_str(o, "droplet_id", false, true, what, &n->droplet_id, why, wl)) != ERR_OK ||
-        (e = get_time(o, "created_at", false, what, &n->created_at, why, wl)) != ERR_OK ||
-        (e = get_time(o, "updated_at", false, what, &n->updated_at, why, wl)) != ERR_OK)
+    json_object *st = do_api_field(o, "status");
+    if ((e = do_api_get_str(o, "id", true, false, what, &n->id, why, wl)) != ERR_OK ||
+        (e = do_api_get_str(o, "droplet_id", false, true, what, &n->droplet_id, why, wl)) !=
+            ERR_OK ||
+        (e = do_api_get_time(o, "created_at", false, what, &n->created_at, why, wl)) != ERR_OK ||
+        (e = do_api_get_time(o, "updated_at", false, what, &n->updated_at, why, wl)) != ERR_OK)
         goto fail;
     if (st) {
         if (!json_object_is_type(st, json_type_object)) {
-            e = why_set(why, wl, "%s: 'status' is not an object", what);
+            e = do_api_why_set(why, wl, "%s: 'status' is not an object", what);
             goto fail;
         }
-        if ((e = get_str(st, "state", false, false, what, &n->state, why, wl)) != ERR_OK)
+        if ((e = do_api_get_str(st, "state", false, false, what, &n->state, why, wl)) != ERR_OK)
             goto fail;
     }
     return ERR_OK;
@@ -410,23 +414,23 @@ fail:
 static enum err parse_pool(json_object *o, struct do_pool *p, char *why, size_t wl) {
     memset(p, 0, sizeof *p);
     if (!json_object_is_type(o, json_type_object))
-        return why_set(why, wl, "pool: not an object");
+        return do_api_why_set(why, wl, "pool: not an object");
     enum err e;
-    if ((e = get_str(o, "id", true, false, "pool", &p->id, why, wl)) != ERR_OK)
+    if ((e = do_api_get_str(o, "id", true, false, "pool", &p->id, why, wl)) != ERR_OK)
         goto fail;
     char what[96];
     snprintf(what, sizeof what, "pool '%.64s'", p->id);
-    if ((e = get_str(o, "name", true, false, what, &p->name, why, wl)) != ERR_OK ||
-        (e = get_str(o, "size", true, false, what, &p->size, why, wl)) != ERR_OK ||
+    if ((e = do_api_get_str(o, "name", true, false, what, &p->name, why, wl)) != ERR_OK ||
+        (e = do_api_get_str(o, "size", true, false, what, &p->size, why, wl)) != ERR_OK ||
         (e = get_int(o, "count", false, -1, what, &p->count, why, wl)) != ERR_OK ||
         (e = get_bool(o, "auto_scale", what, &p->auto_scale, why, wl)) != ERR_OK ||
         (e = get_int(o, "min_nodes", false, 0, what, &p->min_nodes, why, wl)) != ERR_OK ||
         (e = get_int(o, "max_nodes", false, 0, what, &p->max_nodes, why, wl)) != ERR_OK)
         goto fail;
-    json_object *labels = field(o, "labels");
+    json_object *labels = do_api_field(o, "labels");
     if (labels) {
         if (!json_object_is_type(labels, json_type_object)) {
-            e = why_set(why, wl, "%s: 'labels' is not an object", what);
+            e = do_api_why_set(why, wl, "%s: 'labels' is not an object", what);
             goto fail;
         }
         p->labels_json = compact_json(labels);
@@ -439,25 +443,25 @@ static enum err parse_pool(json_object *o, struct do_pool *p, char *why, size_t 
             p->n_labels++;
         }
     }
-    json_object *taints = field(o, "taints");
+    json_object *taints = do_api_field(o, "taints");
     if (taints) {
         if (!json_object_is_type(taints, json_type_array)) {
-            e = why_set(why, wl, "%s: 'taints' is not an array", what);
+            e = do_api_why_set(why, wl, "%s: 'taints' is not an array", what);
             goto fail;
         }
         p->taints_json = compact_json(taints);
     }
-    json_object *nodes = field(o, "nodes");
+    json_object *nodes = do_api_field(o, "nodes");
     if (!nodes) {
         /* null/absent is only believable for an empty pool: otherwise every node
          * would look deleted */
         if (p->count > 0) {
-            e = why_set(why, wl, "%s: 'nodes' missing but count is %lld", what,
-                        (long long)p->count);
+            e = do_api_why_set(why, wl, "%s: 'nodes' missing but count is %lld", what,
+                               (long long)p->count);
             goto fail;
         }
     } else if (!json_object_is_type(nodes, json_type_array)) {
-        e = why_set(why, wl, "%s: 'nodes' is not an array", what);
+        e = do_api_why_set(why, wl, "%s: 'nodes' is not an array", what);
         goto fail;
     } else {
         size_t n = json_object_array_length(nodes);
@@ -478,12 +482,12 @@ fail:
 enum err do_api_parse_pools(const char *buf, size_t len, struct do_pools *out, char *why,
                             size_t wl) {
     json_object *doc = NULL, *arr;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
     if (e != ERR_OK)
         return e;
     struct do_pools l = {0};
-    if ((e = get_list(doc, "node_pools", &arr, why, wl)) != ERR_OK ||
-        (e = get_next(doc, &l.next, why, wl)) != ERR_OK)
+    if ((e = do_api_get_list(doc, "node_pools", &arr, why, wl)) != ERR_OK ||
+        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
         goto out;
     size_t n = json_object_array_length(arr);
     l.v = xcalloc(n ? n : 1, sizeof *l.v);
@@ -496,7 +500,7 @@ enum err do_api_parse_pools(const char *buf, size_t len, struct do_pools *out, c
     for (size_t i = 0; i < l.n; i++)
         for (size_t j = i + 1; j < l.n; j++)
             if (strcmp(l.v[i].id, l.v[j].id) == 0) {
-                e = why_set(why, wl, "pool '%.64s' listed twice", l.v[i].id);
+                e = do_api_why_set(why, wl, "pool '%.64s' listed twice", l.v[i].id);
                 goto out;
             }
 out:
@@ -519,14 +523,14 @@ void do_pools_release(struct do_pools *l) {
 
 enum err do_api_parse_pool(const char *buf, size_t len, struct do_pool *out, char *why, size_t wl) {
     json_object *doc = NULL;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
     if (e != ERR_OK)
         return e;
     struct do_pool p;
     memset(&p, 0, sizeof p);
-    json_object *o = field(doc, "node_pool");
+    json_object *o = do_api_field(doc, "node_pool");
     if (!o)
-        e = why_set(why, wl, "'node_pool' is missing");
+        e = do_api_why_set(why, wl, "'node_pool' is missing");
     else
         e = parse_pool(o, &p, why, wl);
     json_object_put(doc);
@@ -543,13 +547,15 @@ void do_pool_release(struct do_pool *p) {
 enum err do_api_parse_error(const char *buf, size_t len, struct do_error *out, char *why,
                             size_t wl) {
     json_object *doc = NULL;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
     if (e != ERR_OK)
         return e;
     struct do_error r = {0};
-    if ((e = get_str(doc, "id", false, false, "error", &r.id, why, wl)) != ERR_OK ||
-        (e = get_str(doc, "message", false, false, "error", &r.message, why, wl)) != ERR_OK ||
-        (e = get_str(doc, "request_id", false, false, "error", &r.request_id, why, wl)) != ERR_OK)
+    if ((e = do_api_get_str(doc, "id", false, false, "error", &r.id, why, wl)) != ERR_OK ||
+        (e = do_api_get_str(doc, "message", false, false, "error", &r.message, why, wl)) !=
+            ERR_OK ||
+        (e = do_api_get_str(doc, "request_id", false, false, "error", &r.request_id, why, wl)) !=
+            ERR_OK)
         do_error_release(&r);
     json_object_put(doc);
     if (e != ERR_OK)
@@ -563,243 +569,4 @@ void do_error_release(struct do_error *e) {
     free(e->message);
     free(e->request_id);
     memset(e, 0, sizeof *e);
-}
-
-/* --- invoices ------------------------------------------------------------------------ */
-
-static void invoice_release(struct do_invoice *v) {
-    free(v->uuid);
-    free(v->id);
-    free(v->period);
-    free(v->updated_at);
-    memset(v, 0, sizeof *v);
-}
-
-static enum err parse_invoice(json_object *o, bool preview, struct do_invoice *v, char *why,
-                              size_t wl) {
-    memset(v, 0, sizeof *v);
-    v->preview = preview;
-    const char *what = preview ? "invoice_preview" : "invoice";
-    if (!json_object_is_type(o, json_type_object))
-        return why_set(why, wl, "%s: not an object", what);
-    enum err e;
-    if ((e = get_str(o, "invoice_uuid", true, false, what, &v->uuid, why, wl)) != ERR_OK ||
-        (e = get_str(o, "invoice_id", false, true, what, &v->id, why, wl)) != ERR_OK ||
-        (e = get_str(o, "invoice_period", false, false, what, &v->period, why, wl)) != ERR_OK ||
-        (e = get_amount(o, "amount", true, what, &v->amount, why, wl)) != ERR_OK ||
-        (e = get_str(o, "updated_at", false, false, what, &v->updated_at, why, wl)) != ERR_OK) {
-        invoice_release(v);
-        return e;
-    }
-    return ERR_OK;
-}
-
-enum err do_api_parse_invoices(const char *buf, size_t len, struct do_invoices *out, char *why,
-                               size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_invoices l = {0};
-    if ((e = get_list(doc, "invoices", &arr, why, wl)) != ERR_OK ||
-        (e = get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n + 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if (parse_invoice(json_object_array_get_idx(arr, i), false, &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
-        else
-            l.skipped++;
-    }
-    json_object *pv = field(doc, "invoice_preview");
-    if (pv) {
-        if (parse_invoice(pv, true, &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
-        else
-            l.skipped++;
-    }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_invoices_release(&l);
-        return e;
-    }
-    *out = l;
-    return ERR_OK;
-}
-
-void do_invoices_release(struct do_invoices *l) {
-    for (size_t i = 0; i < l->n; i++)
-        invoice_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
-
-static void item_release(struct do_invoice_item *it) {
-    free(it->product);
-    free(it->resource_uuid);
-    free(it->resource_id);
-    free(it->group_description);
-    free(it->description);
-    free(it->duration);
-    free(it->duration_unit);
-    free(it->project_name);
-    free(it->category);
-    memset(it, 0, sizeof *it);
-}
-
-static enum err parse_item(json_object *o, size_t idx, struct do_invoice_item *it, char *why,
-                           size_t wl) {
-    memset(it, 0, sizeof *it);
-    char what[48];
-    snprintf(what, sizeof what, "invoice item %zu", idx);
-    if (!json_object_is_type(o, json_type_object))
-        return why_set(why, wl, "%s: not an object", what);
-    enum err e;
-    if ((e = get_str(o, "product", false, false, what, &it->product, why, wl)) != ERR_OK ||
-        (e = get_str(o, "resource_uuid", false, false, what, &it->resource_uuid, why, wl)) !=
-            ERR_OK ||
-        (e = get_str(o, "resource_id", false, true, what, &it->resource_id, why, wl)) != ERR_OK ||
-        (e = get_str(o, "group_description", false, false, what, &it->group_description, why,
-                     wl)) != ERR_OK ||
-        (e = get_str(o, "description", false, false, what, &it->description, why, wl)) != ERR_OK ||
-        (e = get_amount(o, "amount", true, what, &it->amount, why, wl)) != ERR_OK ||
-        (e = get_str(o, "duration", false, true, what, &it->duration, why, wl)) != ERR_OK ||
-        (e = get_str(o, "duration_unit", false, false, what, &it->duration_unit, why, wl)) !=
-            ERR_OK ||
-        (e = get_time(o, "start_time", false, what, &it->start_time, why, wl)) != ERR_OK ||
-        (e = get_time(o, "end_time", false, what, &it->end_time, why, wl)) != ERR_OK ||
-        (e = get_str(o, "project_name", false, false, what, &it->project_name, why, wl)) !=
-            ERR_OK ||
-        (e = get_str(o, "category", false, false, what, &it->category, why, wl)) != ERR_OK) {
-        item_release(it);
-        return e;
-    }
-    return ERR_OK;
-}
-
-enum err do_api_parse_invoice_items(const char *buf, size_t len, struct do_invoice_items *out,
-                                    char *why, size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_invoice_items l = {0};
-    if ((e = get_list(doc, "invoice_items", &arr, why, wl)) != ERR_OK ||
-        (e = get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n ? n : 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if ((e = parse_item(json_object_array_get_idx(arr, i), i, &l.v[i], why, wl)) != ERR_OK)
-            goto out;
-        l.n++;
-    }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_invoice_items_release(&l);
-        return e;
-    }
-    *out = l;
-    return ERR_OK;
-}
-
-void do_invoice_items_release(struct do_invoice_items *l) {
-    for (size_t i = 0; i < l->n; i++)
-        item_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
-
-/* --- billing history, balance ---------------------------------------------------------- */
-
-static void entry_release(struct do_billing_entry *b) {
-    free(b->type);
-    free(b->description);
-    free(b->invoice_id);
-    free(b->invoice_uuid);
-    memset(b, 0, sizeof *b);
-}
-
-static enum err parse_entry(json_object *o, size_t idx, struct do_billing_entry *b, char *why,
-                            size_t wl) {
-    memset(b, 0, sizeof *b);
-    char what[48];
-    snprintf(what, sizeof what, "billing_history entry %zu", idx);
-    if (!json_object_is_type(o, json_type_object))
-        return why_set(why, wl, "%s: not an object", what);
-    enum err e;
-    if ((e = get_time(o, "date", true, what, &b->date, why, wl)) != ERR_OK ||
-        (e = get_str(o, "type", true, false, what, &b->type, why, wl)) != ERR_OK ||
-        (e = get_str(o, "description", false, false, what, &b->description, why, wl)) != ERR_OK ||
-        (e = get_amount(o, "amount", true, what, &b->amount, why, wl)) != ERR_OK ||
-        (e = get_str(o, "invoice_id", false, true, what, &b->invoice_id, why, wl)) != ERR_OK ||
-        (e = get_str(o, "invoice_uuid", false, false, what, &b->invoice_uuid, why, wl)) != ERR_OK) {
-        entry_release(b);
-        return e;
-    }
-    if (!b->description)
-        b->description = xstrdup("");
-    return ERR_OK;
-}
-
-enum err do_api_parse_billing_history(const char *buf, size_t len, struct do_billing_history *out,
-                                      char *why, size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_billing_history l = {0};
-    if ((e = get_list(doc, "billing_history", &arr, why, wl)) != ERR_OK ||
-        (e = get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n ? n : 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if (parse_entry(json_object_array_get_idx(arr, i), i, &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
-        else
-            l.skipped++;
-    }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_billing_history_release(&l);
-        return e;
-    }
-    *out = l;
-    return ERR_OK;
-}
-
-void do_billing_history_release(struct do_billing_history *l) {
-    for (size_t i = 0; i < l->n; i++)
-        entry_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
-
-enum err do_api_parse_balance(const char *buf, size_t len, struct do_balance *out, char *why,
-                              size_t wl) {
-    json_object *doc = NULL;
-    enum err e = parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_balance b = {0};
-    if ((e = get_amount(doc, "month_to_date_balance", true, "balance", &b.month_to_date_balance,
-                        why, wl)) == ERR_OK &&
-        (e = get_amount(doc, "account_balance", true, "balance", &b.account_balance, why, wl)) ==
-            ERR_OK &&
-        (e = get_amount(doc, "month_to_date_usage", true, "balance", &b.month_to_date_usage, why,
-                        wl)) == ERR_OK)
-        e = get_time(doc, "generated_at", false, "balance", &b.generated_at, why, wl);
-    json_object_put(doc);
-    if (e != ERR_OK)
-        return e;
-    *out = b;
-    return ERR_OK;
 }
