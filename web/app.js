@@ -217,6 +217,12 @@
 
   /* basis= goes only to the cost routes (summary, timeseries, the summary CSV),
    * and only when it is not the API's default (accrual). */
+  // the cards ask for the intervals too (summary?uncertainty=true)
+  function uncParams(params) {
+    params.uncertainty = 'true';
+    return params;
+  }
+
   function costParams(params) {
     if (state.basis === 'completion' && !state.basisUnsupported) params.basis = 'completion';
     return params;
@@ -450,6 +456,29 @@
     return el('div', { class: 'row' }, el('dt', { text: label }), el('dd', null, node, extra || null));
   }
 
+  // The 95% interval under a card's headline (docs/uncertainty.md), or why there is none.
+  function renderInterval(k, iv) {
+    if (F.isNum(iv.lo) && F.isNum(iv.hi))
+      return el('p', { class: 'interval', 'data-interval': k, 'data-lo': F.decimalString(iv.lo), 'data-hi': F.decimalString(iv.hi), title: 'exactly ' + F.moneyExact(iv.lo) + ' – ' + F.moneyExact(iv.hi), text: '95% interval ' + F.money(iv.lo) + ' – ' + F.money(iv.hi) });
+    return el('p', { class: 'interval none', 'data-interval': k, text: 'No interval yet: ' + (iv.reason || 'not computed') });
+  }
+
+  // "How sure?": the comparisons' verdicts, as the API words them.
+  function renderUncertainty(summary) {
+    const box = $('uncertainty');
+    if (!box) return;
+    clear(box);
+    const u = summary.uncertainty;
+    if (!u) return;
+    if (!Array.isArray(u.comparisons)) {
+      box.append(el('p', { class: 'footnote', text: 'How sure: ' + (u.reason || 'no intervals for this window') }));
+      return;
+    }
+    const ul = el('ul', { class: 'verdicts' });
+    for (const c of u.comparisons) ul.append(el('li', { 'data-comparison': c.name, 'data-verdict': c.verdict || 'none', text: c.text }));
+    box.append(el('h3', { text: 'How sure?' }), ul, el('p', { class: 'hint', text: '95% intervals by a block bootstrap over tasks (' + u.resamples + ' resamples; tasks hit by one reclaim move together).' }));
+  }
+
   function renderCards(summary) {
     const cards = $('cards');
     clear(cards);
@@ -480,6 +509,8 @@
       if (isCheapest) head.append(el('span', { class: 'badge', text: 'Cheapest per successful task' }));
       card.append(head);
       card.append(el('p', { class: 'headline' }, figure(k, 'cost_per_successful_task', c.cost_per_successful_task, 'money'), el('span', { class: 'unit', text: ' per successful task' })));
+      const iv = basis === 'measured' && summary.uncertainty && summary.uncertainty.cost_per_successful_task ? summary.uncertainty.cost_per_successful_task[configuration] : null;
+      if (iv) card.append(renderInterval(k, iv));
 
       const dl = el('dl', { class: 'figures' });
       const has = (f) => f in c;
@@ -1262,20 +1293,21 @@
     try {
       let summary;
       try {
-        summary = await api('summary', costParams(windowParams()));
+        summary = await api('summary', uncParams(costParams(windowParams())));
         state.basisApplied = state.basis === 'completion' && !state.basisUnsupported;
       } catch (e) {
         // an older spotledger refuses basis= (unknown parameters are errors): say so, show accrual
         if (!(e.status === 400 && state.basis === 'completion' && /basis/.test(e.message || ''))) throw e;
         state.basisUnsupported = true;
         state.basisApplied = false;
-        summary = await api('summary', windowParams());
+        summary = await api('summary', uncParams(windowParams()));
       }
       if (gen !== state.generation) return;
       renderBasisNote(summary);
       const w = summary.window || {};
       state.resolved = w.from && w.to ? { from: w.from, to: w.to } : null;
       renderCards(summary);
+      renderUncertainty(summary);
       renderEmptyNotice(summary, gen);
       if (!firstPaintDone) {
         firstPaintDone = true;

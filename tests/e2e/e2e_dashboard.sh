@@ -160,10 +160,12 @@ fi
 
 # 1. overview: dump the DOM between two summary fetches (the demo may still be polling)
 api "summary?window=$window" >"$dir/summary1.json"
+api "summary?window=$window&uncertainty=true" >"$dir/unc1.json"
 t0=$(now_ms)
 chrome "$dir/dom.html" "$base/#$hash" --dump-dom
 t1=$(now_ms)
 api "summary?window=$window" >"$dir/summary2.json"
+api "summary?window=$window&uncertainty=true" >"$dir/unc2.json"
 [ -s "$dir/dom.html" ] || fail "chromium produced no DOM: $(tail -n 5 "$dir/dom.html.log")"
 console_clean "$dir/dom.html.log"
 grep -q '<body[^>]*data-state="ready"' "$dir/dom.html" ||
@@ -291,6 +293,37 @@ got_cheap=$(grep -o 'data-configuration="[^"]*" data-basis="[^"]*" data-cheapest
 [ "$got_cheap" = "$want_cheap" ] ||
   fail "cards marked cheapest: '$got_cheap'; the summary's lowest cost per successful task: '$want_cheap'"
 note "cheapest: $got_cheap"
+
+# "How sure?": the verdicts are the API's sentences, word for word, and each
+# measured card's interval is the API's (docs/uncertainty.md). The bootstrap is
+# deterministic, so the same rows give the same intervals.
+unc_check() { # unc_check FILE: the DOM against one answer; prints why not, returns 1
+  ncmp=0
+  while IFS='	' read -r name text; do
+    dom=$(grep -o "data-comparison=\"$name\" data-verdict=\"[^\"]*\">[^<]*<" "$dir/dom.html" | sed 's/.*">//; s/<$//' |
+      sed 's/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g')
+    [ "$dom" = "$text" ] || { echo "'How sure?' line $name: DOM '$dom', API '$text'"; return 1; }
+    ncmp=$((ncmp + 1))
+  done <<EOF_UNC
+$(jq -r '.uncertainty.comparisons[] | [.name, .text] | @tsv' "$1")
+EOF_UNC
+  [ "$ncmp" -eq 4 ] || { echo "expected 4 comparisons in the API's uncertainty, got $ncmp"; return 1; }
+  for c in spot fallback on-demand; do
+    want=$(jq -r --arg c "$c" '.uncertainty.cost_per_successful_task[$c] | if .lo == null then "none" else "\(.lo) \(.hi)" end' "$1")
+    got=$(grep -o "<p class=\"interval[^\"]*\" data-interval=\"$c:measured\"[^>]*>" "$dir/dom.html" | head -n 1)
+    [ -n "$got" ] || { echo "card $c has no interval line"; return 1; }
+    if [ "$want" = none ]; then
+      echo "$got" | grep -q 'class="interval none"' || { echo "card $c shows an interval where the API has none"; return 1; }
+    else
+      lo=$(echo "$got" | sed -n 's/.*data-lo="\([^"]*\)".*/\1/p'); hi=$(echo "$got" | sed -n 's/.*data-hi="\([^"]*\)".*/\1/p')
+      [ "$(jq -n "$lo == ${want% *} and $hi == ${want#* }")" = true ] ||
+        { echo "card $c interval $lo..$hi, API ${want% *}..${want#* }"; return 1; }
+    fi
+  done
+}
+why1=$(unc_check "$dir/unc1.json") || why2=$(unc_check "$dir/unc2.json") ||
+  fail "the dashboard's intervals differ from /api/v1/summary?uncertainty=true: $why1 / $why2"
+note "how sure: 4 verdicts and 3 card intervals equal /api/v1/summary?uncertainty=true"
 
 paint=$(sed -n 's/.*<body[^>]*data-first-paint-ms="\([0-9]*\)".*/\1/p' "$dir/dom.html" | head -n 1)
 [ -n "$paint" ] || fail "<body> has no data-first-paint-ms"
