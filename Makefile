@@ -193,9 +193,11 @@ oracle: test-deps
 	  build/san/spotledger build/san/spotsim
 	@build/san/tests/test_oracle
 
+# The C unit tests alone, two binaries at a time, test_oracle over 100 seeds
+# (make test and make oracle keep 500; ORACLE_SEEDS=500 make unit for all of them).
 unit: test-deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined unit-bins
-	@TEST_PARTS=unit sh tests/run_tests.sh build/san
+	@ORACLE_SEEDS=$${ORACLE_SEEDS:-100} UNIT_JOBS=$${UNIT_JOBS:-2} TEST_PARTS=unit sh tests/run_tests.sh build/san
 
 # The layer table src/layers.txt, checked over every #include "dir/x.h" under src/,
 # then the checker's own test (it must fail on a planted upward include).

@@ -5,7 +5,7 @@
 # include order of src/ and its self-test), format (make format-check),
 # fuzz (tests/fuzz/run_fuzz.sh FUZZ_SMOKE_SECONDS: the smoke run of every harness
 # already built in build/fuzz), unit (every binary BUILD_DIR/tests/test_*), e2e
-# (every tests/e2e/e2e_*.sh).
+# (every tests/e2e/e2e_*.sh). UNIT_JOBS=N runs the unit binaries N at a time (make unit: 2).
 # Counting: each layer check, format check, fuzz run, unit binary and e2e script is one suite
 # and counts as passed or failed; every line a suite prints that begins with
 # "SKIP: " (a part it could not run, e.g. ../shared/fixtures missing) counts as
@@ -53,11 +53,44 @@ for part in $parts; do
     echo "fuzz-smoke: every libFuzzer harness for ${FUZZ_SMOKE_SECONDS:-12} s (tests/fuzz/run_fuzz.sh)"
     suite fuzz-smoke 900 sh tests/fuzz/run_fuzz.sh "${FUZZ_SMOKE_SECONDS:-12}" ;;
   unit)
-    for t in "$root/$build"/tests/test_*; do
-      [ -x "$t" ] || continue
-      case "$t" in *.o|*.d) continue;; esac
-      suite "$(basename "$t")" 300 "$t"
-    done ;;
+    if [ "${UNIT_JOBS:-1}" -le 1 ]; then
+      for t in "$root/$build"/tests/test_*; do
+        [ -x "$t" ] || continue
+        case "$t" in *.o|*.d) continue;; esac
+        suite "$(basename "$t")" 300 "$t"
+      done
+    else
+      # UNIT_JOBS lanes: binary k runs in lane k mod UNIT_JOBS, each with its own log and
+      # exit code; then the logs are shown and counted in order, as the serial loop does.
+      k=0; lanes=""
+      for t in "$root/$build"/tests/test_*; do
+        [ -x "$t" ] || continue
+        case "$t" in *.o|*.d) continue;; esac
+        lane=$((k % UNIT_JOBS)); k=$((k + 1))
+        echo "$t" >>"$logdir/lane$lane"
+        echo "$t" >>"$logdir/order"
+      done
+      l=0
+      while [ "$l" -lt "$UNIT_JOBS" ]; do
+        if [ -f "$logdir/lane$l" ]; then
+          (while read -r t; do
+             n=$(basename "$t")
+             (cd "$root" && timeout 300 "$t" >"$logdir/u.$n.log" 2>&1; echo $? >"$logdir/u.$n.rc")
+           done <"$logdir/lane$l") &
+          lanes="$lanes $!"
+        fi
+        l=$((l + 1))
+      done
+      [ -z "$lanes" ] || wait $lanes
+      if [ -f "$logdir/order" ]; then
+        while read -r t; do
+          n=$(basename "$t")
+          suite "$n" 10 sh -c 'cat "$1"; exit "$(cat "$2" 2>/dev/null || echo 1)"' sh \
+            "$logdir/u.$n.log" "$logdir/u.$n.rc"
+          [ "$(cat "$logdir/u.$n.rc" 2>/dev/null)" = 124 ] && echo "$n: timed out after 300 s"
+        done <"$logdir/order"
+      fi
+    fi ;;
   e2e)
     for s in "$root"/tests/e2e/e2e_*.sh; do
       [ -f "$s" ] || continue
