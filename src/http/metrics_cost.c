@@ -7,6 +7,7 @@
 #include "http/api.h"
 #include "service/app.h"
 #include "query/calc.h"
+#include "query/uncertainty.h"
 #include "base/log.h"
 #include "base/promw.h"
 #include "http/request.h"
@@ -189,6 +190,46 @@ static void write_reclaims(struct buf *b, const struct cost_result *r) {
         promw_sample_int(b, "spotledger_reclaim_replacement_delay_seconds", NULL, worst);
 }
 
+/* The 95 % intervals of the last 7 days (docs/uncertainty.md): absent below the
+ * minimum sample, never a made-up bound. */
+static void write_intervals(struct buf *b, const struct calc *c, const struct cost_query *q) {
+    struct unc_result u;
+    enum err rc = unc_compute(&c->data->in, q, c->res, NULL, &u);
+    if (rc != ERR_OK) {
+        log_msg(LOG_WARN, "metrics: 7-day intervals failed: %s", err_str(rc));
+        return;
+    }
+    promw_family(b, "spotledger_cost_per_successful_task_interval_usd", "gauge",
+                 "Bounds of the 95% interval of the cost per successful task over the last 7 "
+                 "days (block bootstrap over tasks; absent below 5 successful tasks).");
+    for (int k = 0; k < COST_NCONFIG; k++) {
+        const struct boot_interval *iv = &u.per_task[k];
+        if (!iv->ok)
+            continue;
+        const char *cfg = cost_config_name((enum cost_config)k);
+        const char *lo[] = {"configuration", cfg, "bound", "lo", NULL};
+        const char *hi[] = {"configuration", cfg, "bound", "hi", NULL};
+        promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", lo, iv->lo);
+        promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", hi, iv->hi);
+    }
+    promw_family(b, "spotledger_cost_difference_per_task_usd", "gauge",
+                 "Difference in cost per successful task over the last 7 days (negative: the "
+                 "first is cheaper), its point and the bounds of its 95% interval (absent "
+                 "below 5 successful tasks on either side).");
+    for (int k = 0; k < UNC_NDIFF; k++) {
+        const struct boot_interval *d = &u.diff[k];
+        if (!d->ok)
+            continue;
+        const char *name = unc_diff_name((enum unc_diff)k);
+        const char *pt[] = {"comparison", name, "bound", "point", NULL};
+        const char *lo[] = {"comparison", name, "bound", "lo", NULL};
+        const char *hi[] = {"comparison", name, "bound", "hi", NULL};
+        promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", pt, d->point);
+        promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", lo, d->lo);
+        promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", hi, d->hi);
+    }
+}
+
 static void write_gauges(struct request *req, struct buf *b, int64_t now) {
     struct calc c;
     struct cost_query q;
@@ -196,6 +237,7 @@ static void write_gauges(struct request *req, struct buf *b, int64_t now) {
     q.from = now - WEEK;
     q.to = now + 1;
     q.now = now;
+    q.want_attempts = true; /* the bootstrap's samples (write_intervals) */
     enum err rc = calc_run(req->db, req->app ? &req->app->calc : NULL, q.from, q.to, &q, &c);
     if (rc != ERR_OK) {
         log_msg(LOG_WARN, "metrics: 7-day figures failed: %s", err_str(rc));
@@ -222,6 +264,7 @@ static void write_gauges(struct request *req, struct buf *b, int64_t now) {
         promw_sample_micro(b, "spotledger_cost_usd", l, c.res->configs[k].cost);
     }
     write_reclaims(b, c.res);
+    write_intervals(b, &c, &q);
     promw_family(b, "node_total_hourly_cost", "gauge",
                  "Hourly price of each live node, USD (OpenCost's name), recorded at first "
                  "sighting.");

@@ -192,6 +192,14 @@ run_case() {
   # /metrics with data: valid exposition, and its counters are the truth's
   curl -sf "$base/metrics" >"$d/metrics.txt" || fail "$name: /metrics failed"
   promtool check metrics <"$d/metrics.txt" || fail "$name: promtool rejected /metrics"
+  # the 95% interval gauges (docs/uncertainty.md): each lo sample has its hi, lo <= hi
+  awk -F '[{}]' '/^spotledger_cost_per_successful_task_interval_usd\{/ {
+      split($2, l, ","); v = $3 + 0; key = l[1]
+      if (l[2] ~ /"lo"/) lo[key] = v; else hi[key] = v }
+    END { for (k in lo) if (!(k in hi) || lo[k] > hi[k]) { print k; bad = 1 }
+          for (k in hi) if (!(k in lo)) { print k; bad = 1 }
+          exit bad }' "$d/metrics.txt" >"$d/intervals.bad" ||
+    fail "$name: /metrics interval bounds unpaired or crossed: $(cat "$d/intervals.bad")"
   for c in spot fallback on-demand; do
     want=$(jq --arg c "$c" '[.configurations[] | select(.configuration == $c) | .succeeded] | add // 0' "$d/truth.json")
     got=$(sed -n "s/^spotledger_tasks_total{configuration=\"$c\",outcome=\"succeeded\"} //p" "$d/metrics.txt")
