@@ -215,14 +215,15 @@
     return p;
   }
 
-  /* basis= goes only to the cost routes (summary, timeseries, the summary CSV),
-   * and only when it is not the API's default (accrual). */
   // the cards ask for the intervals too (summary?uncertainty=true)
   function uncParams(params) {
     params.uncertainty = 'true';
     return params;
   }
 
+  /* basis= goes only to the summary (the only route that takes it; the trend
+   * and the CSV stay on the accrual basis), and only when it is not the API's
+   * default (accrual). */
   function costParams(params) {
     if (state.basis === 'completion' && !state.basisUnsupported) params.basis = 'completion';
     return params;
@@ -367,7 +368,6 @@
     for (const b of document.querySelectorAll('button.download')) {
       b.addEventListener('click', () => {
         const p = Object.assign(viewParams(), { kind: b.dataset.kind });
-        if (b.dataset.kind === 'summary' && state.basisApplied) costParams(p);
         downloadCsv(API + 'export.csv' + query(p), 'spotledger-' + viewName() + '-' + b.dataset.kind + '.csv', b);
       });
     }
@@ -617,7 +617,10 @@
     else if (state.basis === 'completion' && answered !== null && answered !== 'completion') text = 'The completion basis was asked for, but the API answered on the ' + answered + ' basis: the figures are ' + answered + '.';
     else if (state.basis === 'completion') text = 'Completion basis: each task’s whole cost counts in the window where it completed.';
     else text = 'Accrual basis: money counts in the window where it was spent.';
+    if (summary.partial === true) text += ' Partial window: it cuts tasks in two, so the two bases differ.';
+    else if (summary.partial === false) text += ' No task is cut by this window: both bases agree.';
     note.textContent = text;
+    if (typeof summary.partial === 'boolean') note.setAttribute('data-partial', String(summary.partial));
     note.setAttribute('data-basis', state.basisUnsupported || (answered && answered !== state.basis) ? 'accrual' : state.basis);
   }
 
@@ -738,7 +741,7 @@
   async function loadTrend(gen) {
     const step = stepForWindow();
     try {
-      const ts = await api('timeseries', Object.assign(viewParams(), state.basisApplied ? costParams({}) : {}, { step, metric: 'cost_per_task' }));
+      const ts = await api('timeseries', Object.assign(viewParams(), { step, metric: 'cost_per_task' }));
       if (gen !== state.generation) return;
       const series = Array.isArray(ts.series) ? ts.series : [];
       const labels = [];

@@ -436,6 +436,7 @@ fi
 bcode=$(curl -s -o "$dir/basis-summary.json" -w '%{http_code}' --max-time 30 "$base/api/v1/summary?window=7d&basis=completion" || true)
 if [ "$bcode" = 200 ]; then want_basis=completion; else want_basis=accrual; api "summary?window=7d" >"$dir/basis-summary.json"; fi
 bprobe='({ note: document.getElementById("basis-note").textContent, basis: document.getElementById("basis-note").dataset.basis,
+  partial: document.getElementById("basis-note").dataset.partial || null,
   select: document.getElementById("basis-select").value, label: document.querySelector("label[for=basis-select]").textContent,
   figs: [...document.querySelectorAll("[data-field=cost_per_successful_task]")].map((e) => [e.dataset.card, e.dataset.value]) })'
 cdp "$base/#basis=completion" 1280x900 'document.body.dataset.panels === "ready"' "$bprobe" - >"$dir/basis.json"
@@ -451,6 +452,9 @@ if v["select"] != "completion" or v["label"] != "Cost basis":
     bad.append("the toggle shows %r labelled %r" % (v["select"], v["label"]))
 if v["basis"] != want or (want == "accrual" and "does not offer" not in v["note"]):
     bad.append("basis note %r (%s), want %s" % (v["note"], v["basis"], want))
+# the partial flag the API gave (a window that cuts tasks in two) is shown
+if "partial" in api and v["partial"] != str(api["partial"]).lower():
+    bad.append("partial: DOM %r, API %r" % (v["partial"], api["partial"]))
 figs = dict(v["figs"])
 for c in api["configurations"]:
     key = c["configuration"] + ":" + c.get("basis", "measured")
