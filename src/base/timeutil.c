@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* Howard Hinnant's civil-from-days algorithms (public domain description at
  * howardhinnant.github.io/date_algorithms.html), written out for int64. */
@@ -215,4 +216,10 @@ int64_t timeutil_next_month_start(int64_t t) {
         m++;
     }
     return timeutil_days_from_civil(y, m, 1) * 86400;
+}
+
+int64_t timeutil_mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

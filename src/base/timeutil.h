@@ -45,4 +45,7 @@ int64_t timeutil_next_month_start(int64_t t);
 /* Floor of t to a multiple of `step` seconds (e.g. 86400), correct for negatives. */
 int64_t timeutil_floor(int64_t t, int64_t step);
 
+/* Milliseconds of CLOCK_MONOTONIC (for timeouts and pacing, not dates). */
+int64_t timeutil_mono_ms(void);
+
 #endif

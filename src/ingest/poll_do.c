@@ -15,19 +15,14 @@
 #include "source/pool_capacity.h"
 #include "base/log.h"
 #include "store/store_do.h"
+#include "base/timeutil.h"
 #include "base/xalloc.h"
 
 /* --- hooks ----------------------------------------------------------------------------- */
 
-static int64_t mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int64_t pd_now(void *ctx) {
     struct poll_do *p = ctx;
-    return p->user_now ? p->user_now(p->user_ctx) : mono_ms();
+    return p->user_now ? p->user_now(p->user_ctx) : timeutil_mono_ms();
 }
 
 static bool stopping(struct poll_do *p) {

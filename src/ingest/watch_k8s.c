@@ -30,15 +30,10 @@
 #include "base/log.h"
 #include "store/store.h"
 #include "store/store_k8s.h"
+#include "base/timeutil.h"
 #include "base/xalloc.h"
 
 /* --- small helpers ------------------------------------------------------------ */
-
-int64_t watch_k8s_mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 bool watch_k8s_stopping(struct watch_k8s *w) {
     pthread_mutex_lock(&w->mu);
@@ -175,7 +170,7 @@ enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer
     w->opt.job_selector = w->job_selector;
     w->writer = writer;
     w->writer_lock = writer_lock;
-    w->rand_state = (unsigned)watch_k8s_mono_ms();
+    w->rand_state = (unsigned)timeutil_mono_ms();
     pthread_mutex_init(&w->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

@@ -80,8 +80,6 @@ struct watch_k8s {
 
 /* --- watch_k8s.c --- */
 
-/* Monotonic milliseconds. */
-int64_t watch_k8s_mono_ms(void);
 /* The stop flag (under w->mu). */
 bool watch_k8s_stopping(struct watch_k8s *w);
 /* Waits ms or until stopped; false when stopped. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/timeutil.h"
 #include "base/xalloc.h"
 #include "store/store_k8s.h"
 
@@ -215,7 +216,7 @@ enum err watch_k8s_informer_list(struct informer *in) {
     } else if (rc != ERR_BUSY) {
         STAT_ADD(w, errors, 1);
         unsigned long dropped = 0;
-        if (log_limit_take(&in->log, watch_k8s_mono_ms(), &dropped))
+        if (log_limit_take(&in->log, timeutil_mono_ms(), &dropped))
             log_msg(LOG_WARN, "watch_k8s: %s (%lu similar lines suppressed before)", errtext,
                     dropped);
     }

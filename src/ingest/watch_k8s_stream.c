@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/timeutil.h"
 #include "base/xalloc.h"
 #include "store/store_k8s.h"
 
@@ -113,7 +114,7 @@ static enum watch_end informer_watch(struct informer *in, bool *progress) {
     const char *tok = NULL;
     enum err rc = watch_k8s_request_token(in, &tok);
     STAT_ADD(w, watches, 1);
-    int64_t started = watch_k8s_mono_ms();
+    int64_t started = timeutil_mono_ms();
     if (rc == ERR_OK)
         rc = http_client_stream(in->http, buf_str(&url), tok, w->opt.idle_timeout_ms,
                                 w->opt.max_line, on_line, &sc, &resp);
@@ -123,7 +124,7 @@ static enum watch_end informer_watch(struct informer *in, bool *progress) {
     }
     http_response_release(&resp);
     buf_release(&url);
-    *progress = sc.lines > 0 || watch_k8s_mono_ms() - started >= w->opt.healthy_watch_ms;
+    *progress = sc.lines > 0 || timeutil_mono_ms() - started >= w->opt.healthy_watch_ms;
     if (watch_k8s_stopping(w))
         return WATCH_STOPPED;
     if (sc.gone || rc == ERR_GONE)
@@ -137,11 +138,11 @@ static enum watch_end informer_watch(struct informer *in, bool *progress) {
  * starts at once, then one per start_gap_ms). True when stopping. */
 static bool start_budget_wait(struct informer *in) {
     struct watch_k8s *w = in->w;
-    int64_t now = watch_k8s_mono_ms();
+    int64_t now = timeutil_mono_ms();
     int64_t allowed = in->start_tat - (int64_t)(w->opt.start_burst - 1) * w->opt.start_gap_ms;
     if (now < allowed && watch_k8s_wait_ms(w, (long)(allowed - now)))
         return true;
-    now = watch_k8s_mono_ms();
+    now = timeutil_mono_ms();
     in->start_tat = (in->start_tat > now ? in->start_tat : now) + w->opt.start_gap_ms;
     return false;
 }
@@ -150,7 +151,7 @@ static bool start_budget_wait(struct informer *in) {
  * the last minute); records it when so. */
 static bool relist_allowed(struct informer *in) {
     struct watch_k8s *w = in->w;
-    int64_t now = watch_k8s_mono_ms();
+    int64_t now = timeutil_mono_ms();
     int n = 0;
     for (int i = 0; i < in->relist_n; i++)
         if (now - in->relist_at[i] < WATCH_RELIST_WINDOW_MS)
@@ -165,7 +166,7 @@ static bool relist_allowed(struct informer *in) {
 /* One rate-limited INFO line about the resource (storm-prone events). */
 static void storm_log(struct informer *in, const char *what) {
     unsigned long dropped = 0;
-    if (log_limit_take(&in->log, watch_k8s_mono_ms(), &dropped))
+    if (log_limit_take(&in->log, timeutil_mono_ms(), &dropped))
         log_msg(LOG_INFO, "watch_k8s: %s: %s (%lu similar lines suppressed before)", in->res.name,
                 what, dropped);
 }
@@ -185,7 +186,7 @@ void *watch_k8s_informer_main(void *arg) {
         if (budget && need_list && !scheduled && !relist_allowed(in)) {
             /* over the relist cap: the next scheduled resync relists */
             storm_log(in, "relist cap reached, waiting for the scheduled resync");
-            int64_t left = next_resync - watch_k8s_mono_ms();
+            int64_t left = next_resync - timeutil_mono_ms();
             if (left > 0 && watch_k8s_wait_ms(w, (long)left))
                 break;
             scheduled = true;
@@ -203,7 +204,7 @@ void *watch_k8s_informer_main(void *arg) {
                 continue;
             }
             need_list = false;
-            next_resync = watch_k8s_mono_ms() + (int64_t)w->opt.resync_seconds * 1000;
+            next_resync = timeutil_mono_ms() + (int64_t)w->opt.resync_seconds * 1000;
         }
         if (budget && start_budget_wait(in))
             break;
@@ -245,7 +246,7 @@ void *watch_k8s_informer_main(void *arg) {
             if (watch_k8s_backoff_wait(w, backoff))
                 break;
         }
-        if (watch_k8s_mono_ms() >= next_resync) {
+        if (timeutil_mono_ms() >= next_resync) {
             need_list = true;
             scheduled = true;
         }

@@ -253,12 +253,6 @@ struct xfer {
     bool cancel; /* the cancel hook asked to stop */
 };
 
-static int64_t mono_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* curl calls this at least about once a second, also while idle
  * (CURLOPT_XFERINFOFUNCTION.md); non-zero aborts with CURLE_ABORTED_BY_CALLBACK.
  * Used instead of CURLOPT_LOW_SPEED_TIME, whose speed is averaged over seconds of
@@ -270,7 +264,7 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     (void)ultotal;
     (void)ulnow;
     struct xfer *x = ud;
-    if (x->idle_ms > 0 && mono_ms() - x->last_data_ms > x->idle_ms) {
+    if (x->idle_ms > 0 && timeutil_mono_ms() - x->last_data_ms > x->idle_ms) {
         x->idle = true;
         return 1;
     }
@@ -316,7 +310,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud) {
     struct http_response *r = x->resp;
     size_t n = size * nmemb;
     if (x->streaming)
-        x->last_data_ms = mono_ms();
+        x->last_data_ms = timeutil_mono_ms();
     const char *v;
     size_t vn;
     long long num;
@@ -359,7 +353,7 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud) {
     struct xfer *x = ud;
     size_t n = size * nmemb;
     if (x->streaming)
-        x->last_data_ms = mono_ms();
+        x->last_data_ms = timeutil_mono_ms();
     if (x->streaming && !x->status_known) {
         long st = 0;
         curl_easy_getinfo(x->c->curl, CURLINFO_RESPONSE_CODE, &st);
@@ -726,7 +720,7 @@ enum err http_client_stream(struct http_client *c, const char *url, const char *
     struct curl_slist *hdrs = curl_slist_append(NULL, "Accept: application/json");
     setup(c, url, token, &x, hdrs);
     x.idle_ms = idle_timeout_ms > 0 ? idle_timeout_ms : 60000;
-    x.last_data_ms = mono_ms();
+    x.last_data_ms = timeutil_mono_ms();
     curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, 0L);
     curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
