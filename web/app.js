@@ -1259,8 +1259,11 @@
       const watching = st.watching || {};
       $('nokube-banner').hidden = watching.no_kube !== true;
       const sources = (Array.isArray(st.sources) ? st.sources : []).filter((s) => !(s.source === 'k8s' && watching.no_kube === true));
-      const anyError = sources.some((s) => s.status === 'error');
-      const allOk = sources.length > 0 && sources.every((s) => s.status === 'ok');
+      // billing insights are optional (a token without billing:read / account:read
+      // degrades quietly): listed below, never the headline state
+      const core = sources.filter((s) => s.source !== 'do_insights');
+      const anyError = core.some((s) => s.status === 'error');
+      const allOk = core.length > 0 && core.every((s) => s.status === 'ok');
       let last = null;
       for (const s of sources) if (s.last_poll && (last === null || (msOf(s.last_poll) || 0) > (msOf(last) || 0))) last = s.last_poll;
       dot.className = 'dot ' + (anyError ? 'dot-error' : allOk ? 'dot-ok' : 'dot-idle');
@@ -1268,7 +1271,7 @@
       clear(detail);
       const dl = el('dl');
       for (const s of sources) {
-        const label = { do: 'DigitalOcean', do_billing: 'DigitalOcean billing', k8s: 'Kubernetes' }[s.source] || s.source;
+        const label = { do: 'DigitalOcean', do_billing: 'DigitalOcean billing', do_insights: 'DigitalOcean billing insights (optional)', k8s: 'Kubernetes' }[s.source] || s.source;
         dl.append(
           el(
             'div',

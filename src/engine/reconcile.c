@@ -137,10 +137,21 @@ enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
         l->items++;
         l->billed += it->amount;
     }
+    for (size_t i = 0; i < in->n_insights; i++) {
+        const struct reconcile_item *it = &in->insights[i];
+        long p = match_item(in, it);
+        if (p == -1) {
+            r.unmatched_insights++;
+            continue;
+        }
+        struct reconcile_line *l = p >= 0 ? &pl[p] : &cl;
+        l->insight_points++;
+        l->insights += it->amount;
+    }
     r.lines = xcalloc(np + 2, sizeof *r.lines);
     struct reconcile_line total = {.kind = RECONCILE_TOTAL};
     for (size_t i = 0; i < np; i++) {
-        if (!pl[i].nodes && !pl[i].items)
+        if (!pl[i].nodes && !pl[i].items && !pl[i].insight_points)
             continue;
         finish_line(&pl[i]);
         r.lines[r.n_lines++] = pl[i];
@@ -155,6 +166,8 @@ enum err reconcile_compute(const struct reconcile_input *in, int64_t now,
         total.rounding += r.lines[i].rounding;
         total.items += r.lines[i].items;
         total.billed += r.lines[i].billed;
+        total.insight_points += r.lines[i].insight_points;
+        total.insights += r.lines[i].insights;
     }
     finish_line(&total);
     r.lines[r.n_lines++] = total;
@@ -179,6 +192,17 @@ void reconcile_result_release(struct reconcile_result *r) {
     memset(r, 0, sizeof *r);
 }
 
+static void free_items(struct reconcile_item *v, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].product);
+        free(v[i].resource_uuid);
+        free(v[i].resource_id);
+        free(v[i].group_description);
+        free(v[i].description);
+    }
+    free(v);
+}
+
 void reconcile_input_release(struct reconcile_input *in) {
     for (size_t i = 0; i < in->n_pools; i++) {
         free(in->pools[i].id);
@@ -191,16 +215,10 @@ void reconcile_input_release(struct reconcile_input *in) {
         free(in->nodes[i].droplet_id);
         free(in->nodes[i].pool_id);
     }
-    for (size_t i = 0; i < in->n_items; i++) {
-        free(in->items[i].product);
-        free(in->items[i].resource_uuid);
-        free(in->items[i].resource_id);
-        free(in->items[i].group_description);
-        free(in->items[i].description);
-    }
+    free_items(in->items, in->n_items);
+    free_items(in->insights, in->n_insights);
     free(in->pools);
     free(in->nodes);
-    free(in->items);
     free(in->cluster_id);
     free(in->cluster_name);
     free(in->invoice_uuid);

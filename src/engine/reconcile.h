@@ -27,6 +27,12 @@
  *   5. otherwise                                            -> unmatched (other
  *      products: Spaces, load balancers, ...; summed, never dropped silently)
  *
+ * Billing insights (DigitalOcean's daily usage points, when the token may read
+ * them) are matched by the same rules (a point has only description and
+ * group_description) and summed per line as `insights`: what DigitalOcean's
+ * daily figures say each pool cost in the period so far, next to the estimate;
+ * points of other products are counted in unmatched_insights.
+ *
  * Thread rule: any thread. */
 #ifndef SPOTLEDGER_RECONCILE_H
 #define SPOTLEDGER_RECONCILE_H
@@ -77,6 +83,9 @@ struct reconcile_input {
     size_t n_nodes;
     struct reconcile_item *items;
     size_t n_items;
+    /* daily billing insights inside the period (product "insights"; amount µ$) */
+    struct reconcile_item *insights;
+    size_t n_insights;
 };
 
 enum reconcile_line_kind {
@@ -104,6 +113,8 @@ struct reconcile_line {
     int64_t unexplained;    /* diff - rounding: the drift rounding does not explain */
     int64_t diff_bp;        /* diff / estimated in basis points (1/100 %), rounded */
     bool diff_bp_valid;     /* false when estimated == 0 */
+    int insight_points;     /* daily billing insight points matched */
+    int64_t insights;       /* their sum */
 };
 
 /* The result: lines[] = one per pool (input order, pools with neither node time
@@ -118,6 +129,7 @@ struct reconcile_result {
     size_t n_lines;
     int unmatched_items;
     int64_t unmatched_amount;
+    int unmatched_insights; /* insight points of other products */
 };
 
 /* Computes the comparison. `now` bounds nodes still running. ERR_TOOBIG on money

@@ -48,11 +48,16 @@ static void write_result(struct jsonw *w, const struct reconcile_result *r) {
             jsonw_fixed(w, l->diff_bp, 2);
         else
             jsonw_null(w);
+        /* DigitalOcean's daily billing insights matched to the line, summed over the
+         * period so far (0 points: none read, e.g. a token without billing:read) */
+        jsonw_kint(w, "insight_points", l->insight_points);
+        jsonw_kmoney(w, "insights", l->insights);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
     jsonw_kint(w, "unmatched_items", r->unmatched_items);
     jsonw_kmoney(w, "unmatched_amount", r->unmatched_amount);
+    jsonw_kint(w, "unmatched_insights", r->unmatched_insights);
     jsonw_obj_end(w);
 }
 

@@ -65,8 +65,10 @@ void api_status(struct request *req, struct response *resp) {
     jsonw_obj_end(&w);
     jsonw_key(&w, "sources");
     jsonw_arr(&w);
-    const char *names[] = {"do", "do_billing", "k8s"};
-    for (size_t i = 0; i < 3; i++)
+    /* do_insights: DigitalOcean billing insights, read with the billing poll; an
+     * error there (e.g. 403, no billing:read or account:read) leaves the rest ok */
+    const char *names[] = {"do", "do_billing", "k8s", "do_insights"};
+    for (size_t i = 0; i < 4; i++)
         source(req, &w, names[i], req->now);
     jsonw_arr_end(&w);
     jsonw_obj_end(&w);

@@ -175,5 +175,11 @@ enum err poll_do_billing(struct poll_do *p) {
     free(f.fi);
     poll_do_pages_release(&f.inv);
     poll_do_pages_release(&f.hist);
+    /* an API that answered none of the billing endpoints (down, or no billing:read)
+     * is not asked for insights too: the insights run records why */
+    if (f.have_inv || f.have_hist || f.have_bal)
+        poll_do_insights(p);
+    else
+        poll_do_record_failed_run(p, "do_insights", started, 0, r.text, 0);
     return r.n ? r.first : ERR_OK;
 }

@@ -48,6 +48,7 @@ struct poll_do {
     int64_t sizes_due_ms;
     int64_t cluster_due_ms;
     bool sizes_fetched;
+    char account_urn[128]; /* "do:team:<uuid>" from GET /v2/account (poll_do_insights.c) */
     char *warned[MAX_WARNED];
     int nwarned;
 };
@@ -102,5 +103,15 @@ void poll_do_record_failed_run(struct poll_do *p, const char *source, int64_t st
 /* One billing run: invoices (the preview's items always, a final invoice's
  * once), billing history and balance, written in one transaction. */
 enum err poll_do_billing(struct poll_do *p);
+
+/* Billing insights (poll_do_insights.c): GET /v2/account for the team URN, then
+ * every page of /v2/billing/{urn}/insights/{first of the month}/{today} (the account
+ * response's Date), written with
+ * a poll run of source 'do_insights' in its own transaction. It never fails the billing
+ * poll: a token that may not read them (403, logged by the http client naming the
+ * scope) leaves that run's error in GET /api/v1/status and the reconciliation
+ * without insights. Not called when the billing poll got nothing at all (API down,
+ * no billing:read): the billing run's error is recorded as the insights run's. */
+void poll_do_insights(struct poll_do *p);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "store/store_insights.h"
 #include "store/store_internal.h"
 #include "base/xalloc.h"
 
@@ -590,7 +591,9 @@ enum err store_do_reconcile(struct store *s, const char *period, const char *clu
     enum err rc = store_do_reconcile_input(s, period, cluster_id, &in);
     if (rc != ERR_OK)
         return rc;
-    rc = reconcile_compute(&in, now, out);
+    rc = store_insights_load(s, in.period_start, in.period_end, &in.insights, &in.n_insights);
+    if (rc == ERR_OK)
+        rc = reconcile_compute(&in, now, out);
     reconcile_input_release(&in);
     return rc;
 }

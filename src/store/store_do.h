@@ -66,7 +66,8 @@ enum err store_do_add_balance(struct store *s, const struct do_balance *b, int64
  * period. Release with reconcile_input_release. */
 enum err store_do_reconcile_input(struct store *s, const char *period, const char *cluster_id,
                                   struct reconcile_input *out);
-/* Loader + reconcile_compute: what the REST API calls. */
+/* Loader + the period's billing insights (store_insights.h) + reconcile_compute:
+ * what the REST API calls. */
 enum err store_do_reconcile(struct store *s, const char *period, const char *cluster_id,
                             int64_t now, struct reconcile_result *out);
 

@@ -8,7 +8,11 @@
 #   - pdb-blocks-drain:batch/shard is reported with the pods it selected on Spot
 #     (3, counted from spotsim's truth), and nothing for train-fb;
 #   - spot-autoscale:gpu-spot is still reported although the pool is gone (its
-#     evidence says when it was deleted and that it was reclaimed once).
+#     evidence says when it was deleted and that it was reclaimed once);
+#   - GET /api/v1/reconciliation sums DigitalOcean's daily billing insights per
+#     pool exactly as spotsim serves them; a second run whose token lacks
+#     billing:read (spotsim --deny-scope) keeps polling, with do_insights' 403 in
+#     GET /api/v1/status and no insight in the reconciliation.
 # Loopback only, bounded waits; kills only the processes it started.
 set -eu
 sim=${SPOTSIM_BIN:?}
@@ -24,17 +28,25 @@ fail() { echo "e2e_advice_history: $*" >&2; exit 1; }
 printf 'adv-do-token\n' >"$dir/do-token"
 printf 'adv-kube-token\n' >"$dir/kube-token"
 
-"$sim" --scenario "$root/tests/fixtures/sim/pdb_reclaim.json" --seed 7 --speed 1440 --hold \
-  --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --truth "$dir/truth.json" --rate-limit 0 \
-  --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" >"$dir/sim.out" 2>"$dir/sim.err" &
-pids="$pids $!"
-wait_sim "$dir/sim.out" "$dir/sim.err"
-"$ledger" --listen 127.0.0.1:0 --db "$dir/ledger.db" --do-api-url "http://$http" \
-  --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
-  --kube-token-file "$dir/kube-token" --kube-ca-file "$dir/ca.pem" --poll-interval 1 \
-  --billing-interval 2 >"$dir/ledger.out" 2>"$dir/ledger.err" &
-pids="$pids $!"
-wait_ledger "$dir/ledger.out" "$dir/ledger.err"
+# run_pair N [spotsim flags...]: spotsim playing the scenario (files suffixed N) and
+# a spotledger polling it; sets http, https, cluster and base
+run_pair() {
+  n=$1; shift
+  "$sim" --scenario "$root/tests/fixtures/sim/pdb_reclaim.json" --seed 7 --speed 1440 --hold \
+    --listen 127.0.0.1:0 --tls-cert-out "$dir/ca$n.pem" --rate-limit 0 \
+    --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" "$@" \
+    >"$dir/sim$n.out" 2>"$dir/sim$n.err" &
+  pids="$pids $!"
+  wait_sim "$dir/sim$n.out" "$dir/sim$n.err"
+  "$ledger" --listen 127.0.0.1:0 --db "$dir/ledger$n.db" --do-api-url "http://$http" \
+    --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
+    --kube-token-file "$dir/kube-token" --kube-ca-file "$dir/ca$n.pem" --poll-interval 1 \
+    --billing-interval 2 >"$dir/ledger$n.out" 2>"$dir/ledger$n.err" &
+  pids="$pids $!"
+  wait_ledger "$dir/ledger$n.out" "$dir/ledger$n.err"
+}
+
+run_pair 1 --truth "$dir/truth.json"
 i=0
 while [ ! -s "$dir/truth.json" ]; do
   i=$((i + 1)); [ $i -le 1200 ] || fail "spotsim did not finish in 120 s"
@@ -47,7 +59,7 @@ until curl -sf --max-time 5 "$base/api/v1/status" | jq -e --arg u "$until" '.now
   i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not reach the scenario's end in 60 s"
   sleep 0.1
 done
-settle "$base" "do k8s" 30 || fail "no second poll of the final state"
+settle "$base" "do k8s do_billing" 30 || fail "no second poll of the final state"
 
 curl -sf "$base/api/v1/advice?window=$start,$until" >"$dir/advice.json" || fail "GET /api/v1/advice"
 # spotsim's truth: the shard pods that ran on the Spot pool
@@ -67,4 +79,40 @@ jq -e '[.findings[] | select(.id == "spot-autoscale:gpu-spot")] | length == 1 an
   .[0].severity == "warning" and .[0].evidence.auto_scale == false and .[0].evidence.reclaims == 1 and
   (.[0].evidence.deleted_at | type == "string") and (.[0].title | test("is gone"))' "$dir/advice.json" \
   >/dev/null || fail "no spot-autoscale finding for the gone pool gpu-spot: $(jq -c '[.findings[] | select(.rule == "spot-autoscale")]' "$dir/advice.json")"
-echo "e2e_advice_history: ok (pdb-blocks-drain: $want_spot pods on Spot; spot-autoscale on gpu-spot, gone at $gone)"
+
+# Billing insights in the reconciliation: per pool, the sum of the daily points
+# spotsim serves for November (read here straight from spotsim, all on one page)
+curl -sf --max-time 5 -H 'Authorization: Bearer adv-do-token' \
+  "http://$http/v2/billing/do:team:$cluster/insights/2026-11-01/2026-11-30?per_page=200" >"$dir/insights.json" ||
+  fail "no insights from spotsim"
+curl -sf "$base/api/v1/reconciliation?period=2026-11" >"$dir/rec.json" || fail "GET /api/v1/reconciliation"
+curl -sf "$base/api/v1/status" | jq -e '.sources[] | select(.source == "do_insights") |
+  .status == "ok" and .error == null and .items > 0' >/dev/null || fail "do_insights is not ok in /api/v1/status"
+npools=0
+for pool in $(jq -r '.pools[].name' "$dir/truth.json"); do
+  want=$(jq --arg p "$pool" '[.data_points[] | select(.description | startswith($p + " nodes")) |
+    .total_amount | tonumber] | add // 0 | . * 100 | round' "$dir/insights.json")
+  got=$(jq --arg p "$pool" '[.lines[] | select(.pool == $p) | .insights] | add // 0 | . * 100 | round' \
+    "$dir/rec.json")
+  [ "$want" = "$got" ] || fail "pool $pool: insights $got cents in the reconciliation, spotsim served $want"
+  [ "$want" -gt 0 ] && npools=$((npools + 1))
+done
+[ "$npools" -ge 2 ] || fail "fewer than 2 pools with billing insights: the check proves little"
+
+# Without billing:read the insights degrade quietly: DigitalOcean and Kubernetes
+# polls stay ok, do_insights records the 403 naming the scope, no insight in the
+# reconciliation.
+run_pair 2 --deny-scope billing:read
+i=0
+until curl -sf --max-time 5 "$base/api/v1/status" | jq -e '[.sources[] | select(.source == "do_insights" or
+    .source == "do") | .last_poll != null] | all' >/dev/null; do
+  i=$((i + 1)); [ $i -le 300 ] || fail "no insights poll without billing:read in 30 s"
+  sleep 0.1
+done
+curl -sf "$base/api/v1/status" >"$dir/status2.json"
+jq -e '(.sources[] | select(.source == "do_insights") | .status == "error" and (.error | test("403")) and
+  (.error | test("billing:read"))) and (.sources[] | select(.source == "do") | .status == "ok")' \
+  "$dir/status2.json" >/dev/null || fail "without billing:read: $(jq -c .sources "$dir/status2.json")"
+curl -sf "$base/api/v1/reconciliation?period=2026-11" | jq -e '.lines[-1].insight_points == 0' >/dev/null ||
+  fail "insights in the reconciliation without billing:read"
+echo "e2e_advice_history: ok (pdb-blocks-drain: $want_spot pods on Spot; spot-autoscale on gpu-spot, gone at $gone; insights equal spotsim's on $npools pools; without billing:read do_insights says 403)"

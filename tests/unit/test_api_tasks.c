@@ -151,8 +151,10 @@ static void test_status(void **state) {
     /* no poll yet: every source "never", now = the wall clock */
     assert_int_equal(apitest_call(t, "GET /api/v1/status"), 200);
     assert_string_equal(jstr(t, "now"), "2026-11-10T00:00:00Z"); /* T0 + 8 d */
-    assert_int_equal(jlen(t, "sources"), 3);
+    assert_int_equal(jlen(t, "sources"), 4);
     assert_string_equal(jstr(t, SRC(0, "source")), "do");
+    assert_string_equal(jstr(t, SRC(3, "source")), "do_insights"); /* billing insights */
+    assert_string_equal(jstr(t, SRC(3, "status")), "never");
     assert_string_equal(jstr(t, SRC(0, "status")), "never");
     assert_true(jnull(t, SRC(0, "lag_seconds")));
     assert_true(jnull(t, SRC(0, "last_poll")));

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "source/do_api.h"
+#include "source/do_insights.h"
 #include "fake_http.h"
 #include "base/log.h"
 
@@ -202,6 +203,25 @@ static void check_shared_rest(const char *dir, int *covered) {
     closedir(d);
 }
 
+/* Billing insights as DigitalOcean documents them: two daily points, amounts to
+ * the micro-dollar (0.86, 2.57), the DOKS one naming its cluster. */
+static void check_shared_insights(const char *dir) {
+    size_t len;
+    char *b = shared(dir, "v2_billing_ACCOUNT_URN_insights_START_DATE_END_DATE.json", &len);
+    struct do_insights l;
+    assert_int_equal(do_insights_parse(b, len, &l, why, sizeof why), ERR_OK);
+    free(b);
+    assert_int_equal(l.n, 2);
+    assert_int_equal(l.skipped, 0);
+    assert_int_equal(l.total_pages, 1);
+    assert_int_equal(l.v[0].day, 1735689600); /* 2025-01-01T00:00:00Z */
+    assert_int_equal(l.v[0].amount, 860000);
+    assert_int_equal(l.v[1].amount, 2570000);
+    assert_string_equal(l.v[1].sku, "1-KS-K8SWN-00109");
+    assert_string_equal(l.v[1].group_description, "kubernetes cluster name");
+    do_insights_release(&l);
+}
+
 static void test_shared_fixtures(void **state) {
     (void)state;
     char dir[768];
@@ -213,6 +233,7 @@ static void test_shared_fixtures(void **state) {
     check_shared_sizes(dir);
     check_shared_k8s(dir);
     check_shared_billing(dir);
+    check_shared_insights(dir);
     int covered = 0;
     check_shared_rest(dir, &covered);
     assert_true(covered >= 20);
@@ -220,6 +241,38 @@ static void test_shared_fixtures(void **state) {
 }
 
 /* --- own fixtures --------------------------------------------------------------------- */
+
+/* Insights: a point without a day or an amount is skipped and counted; a page
+ * that is not an object with data_points is refused; the account's team URN. */
+static void test_insights_edges(void **state) {
+    (void)state;
+    static const char page[] =
+        "{\"data_points\":[{\"start_date\":\"2026-11-02\",\"total_amount\":\"1.234567\"},"
+        "{\"start_date\":\"11/02/2026\",\"total_amount\":\"1\"},"
+        "{\"start_date\":\"2026-11-03\"}],\"total_pages\":3,\"current_page\":2}";
+    struct do_insights l;
+    assert_int_equal(do_insights_parse(page, strlen(page), &l, why, sizeof why), ERR_OK);
+    assert_int_equal(l.n, 1);
+    assert_int_equal(l.skipped, 2);
+    assert_int_equal(l.v[0].day, 1793577600); /* 2026-11-02 */
+    assert_int_equal(l.v[0].amount, 1234567);
+    assert_string_equal(l.v[0].description, "");
+    assert_int_equal(l.total_pages, 3);
+    do_insights_release(&l);
+    assert_int_equal(do_insights_parse("[]", 2, &l, why, sizeof why), ERR_PARSE);
+    assert_int_equal(do_insights_parse("{\"data_points\":{}}", 17, &l, why, sizeof why), ERR_PARSE);
+    assert_int_equal(do_insights_parse("{\"data_points\":[]} x", 20, &l, why, sizeof why),
+                     ERR_PARSE);
+    char urn[64];
+    static const char acc[] = "{\"account\":{\"uuid\":\"u-1\",\"team\":{\"uuid\":\"t-9\"}}}";
+    assert_int_equal(do_insights_account_urn(acc, strlen(acc), urn, sizeof urn), ERR_OK);
+    assert_string_equal(urn, "do:team:t-9");
+    static const char solo[] = "{\"account\":{\"uuid\":\"u-1\"}}";
+    assert_int_equal(do_insights_account_urn(solo, strlen(solo), urn, sizeof urn), ERR_OK);
+    assert_string_equal(urn, "do:team:u-1");
+    assert_int_equal(do_insights_account_urn("{}", 2, urn, sizeof urn), ERR_PARSE);
+    assert_int_equal(do_insights_account_urn(acc, strlen(acc), urn, 8), ERR_PARSE); /* too long */
+}
 
 static void test_sizes_pages_and_prices(void **state) {
     (void)state;
@@ -401,6 +454,7 @@ int main(void) {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_fixtures),
+        cmocka_unit_test(test_insights_edges),
         cmocka_unit_test(test_sizes_pages_and_prices),
         cmocka_unit_test(test_sizes_bad_entries_skipped),
         cmocka_unit_test(test_price_literal),

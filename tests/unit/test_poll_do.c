@@ -79,6 +79,15 @@ static void serve_billing_world(struct fx *f) {
           "invoice_items_nov.json");
     serve(f, "/v2/customers/my/billing_history", 200, "billing_history.json");
     serve(f, "/v2/customers/my/balance", 200, "balance.json");
+    fake_route(&f->srv, "/v2/account", 200,
+               "{\"account\":{\"uuid\":\"u-1\",\"team\":{\"uuid\":\"t-1\"}}}");
+    /* D1 is 2026-11-02: the month so far */
+    fake_route(&f->srv,
+               "/v2/billing/do:team:t-1/insights/2026-11-01/2026-11-02?page=1&per_page=200", 200,
+               "{\"data_points\":[{\"start_date\":\"2026-11-01\",\"total_amount\":\"81.24\","
+               "\"sku\":\"1-KS-K8SWN-00109\",\"region\":\"tor1\",\"description\":\"gpu nodes\","
+               "\"group_description\":\"gpu-lab\"}],\"total_items\":1,\"total_pages\":1,"
+               "\"current_page\":1}");
 }
 
 static int setup(void **state) {
@@ -244,7 +253,8 @@ static void test_repoll_changes_nothing(void **state) {
     assert_int_equal(q_int(f, "SELECT COUNT(*) FROM billing_history"), 2);
     assert_int_equal(q_int(f, "SELECT COUNT(*) FROM balance_snapshots"), 1);
     assert_int_equal(q_int(f, "SELECT COUNT(*) FROM reclaims"), 0);
-    assert_int_equal(q_int(f, "SELECT COUNT(*) FROM poll_runs WHERE status = 'ok'"), 6);
+    /* 3 rounds x (do, do_billing, do_insights) */
+    assert_int_equal(q_int(f, "SELECT COUNT(*) FROM poll_runs WHERE status = 'ok'"), 9);
     free(a);
 }
 
@@ -371,11 +381,16 @@ static void test_billing(void **state) {
     assert_int_equal(q_int(f, "SELECT amount_micro FROM billing_history WHERE type='Payment'"),
                      -1234560000);
     assert_int_equal(q_int(f, "SELECT month_to_date_usage FROM balance_snapshots"), 88200000);
-    assert_q_str(f, "SELECT source || '/' || status FROM poll_runs", "do_billing/ok");
+    assert_q_str(f, "SELECT group_concat(source || '/' || status) FROM poll_runs",
+                 "do_billing/ok,do_insights/ok");
+    /* the month's billing insights, one point of 81.24 */
+    assert_int_equal(q_int(f, "SELECT SUM(amount) FROM billing_insights WHERE day = 1793491200"),
+                     81240000);
     /* a final invoice's items are fetched once; the preview's every time */
     int before = fake_requests(&f->srv);
     assert_int_equal(poll_do_once(f->pd, POLL_DO_BILLING), ERR_OK);
-    assert_int_equal(fake_requests(&f->srv) - before, 4); /* invoices, nov items, history, bal */
+    /* invoices, nov items, history, balance, account, one page of insights */
+    assert_int_equal(fake_requests(&f->srv) - before, 6);
 }
 
 static void test_billing_bad_input_keeps_data(void **state) {
@@ -496,6 +511,10 @@ static long sim_transport(void *ctx, const char *url, struct http_response *resp
         body = s->balance;
     else if (strstr(url, "/clusters/"))
         body = "{\"kubernetes_cluster\":{\"id\":\"" CLUSTER "\",\"name\":\"gpu-lab\"}}";
+    else if (strstr(url, "/v2/account"))
+        body = "{\"account\":{\"team\":{\"uuid\":\"t-1\"}}}";
+    else if (strstr(url, "/insights/"))
+        body = "{\"data_points\":[],\"total_items\":0,\"total_pages\":1,\"current_page\":1}";
     buf_puts(&resp->body, body);
     return 200;
 }

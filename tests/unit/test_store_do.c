@@ -18,6 +18,7 @@
 #include "engine/reconcile.h"
 #include "store/store.h"
 #include "store/store_do.h"
+#include "store/store_insights.h"
 
 /* reconcile_* structs own their strings; test literals are cast, never freed */
 #define S(x) ((char *)(x))
@@ -310,6 +311,70 @@ static void test_reconcile_min_charge(void **state) {
     reconcile_result_release(&r);
 }
 
+/* Billing insights (issue 19): daily points stored, then summed per pool by the
+ * reconciliation with the invoice items' matching rules. By hand, period 2026-11,
+ * cluster 'lab' with pools gpu-spot and gpu-fb:
+ *   gpu-spot: 11-01 43.20 + 11-02 21.60 (re-polled: first 10.00)  = 64.80, 2 points
+ *   gpu-fb:   11-02 86.40                                          = 86.40, 1 point
+ *   cluster:  11-02 "3 nodes - 4 GB" (no pool name in it)          =  1.71, 1 point
+ *   total:    64.80 + 86.40 + 1.71                                 = 152.91, 4 points
+ *   unmatched: a Droplet outside the cluster (1 point); 10-31 is outside the period. */
+static void test_reconcile_insights(void **state) {
+    struct fx *f = *state;
+    assert_int_equal(
+        sqlite3_exec(store_db(f->db),
+                     "INSERT INTO clusters VALUES ('c1', 'lab', 'tor1', '1.33', 1, 1);"
+                     "INSERT INTO node_pools VALUES"
+                     " ('ps', 'c1', 'gpu-spot', 'gpu-x-spot', 'spot', 'slug', 1800000, 0, 0, 0,"
+                     "  1, NULL, '[]', 1, 1, NULL),"
+                     " ('pf', 'c1', 'gpu-fb', 'gpu-x', 'on-demand', 'slug', 3600000, 1, 0, 2, 0,"
+                     "  NULL, '[]', 1, 1, NULL);",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    int64_t ps, pe;
+    assert_int_equal(reconcile_period_bounds("2026-11", &ps, &pe), ERR_OK);
+    const int64_t D = 86400;
+    struct do_insight pts[] = {
+        {ps, 43200000, S("K8S"), S("tor1"), S("gpu-spot nodes (gpu-x-spot)"), S("lab")},
+        {ps + D, 10000000, S("K8S"), S("tor1"), S("gpu-spot nodes (gpu-x-spot)"), S("lab")},
+        {ps + D, 21600000, S("K8S"), S("tor1"), S("gpu-spot nodes (gpu-x-spot)"), S("lab")},
+        {ps + D, 86400000, S("K8S"), S("tor1"), S("gpu-fb nodes (gpu-x)"), S("lab")},
+        {ps + D, 1710000, S("K8S"), S("tor1"), S("3 nodes - 4 GB / 2 vCPU"), S("lab")},
+        {ps + 2 * D, 860000, S("DROP"), S("nyc3"), S("droplet name (c-2-4GiB)"), S("")},
+        {ps - D, 99000000, S("K8S"), S("tor1"), S("gpu-spot nodes (gpu-x-spot)"), S("lab")},
+    };
+    assert_int_equal(store_begin(f->db), ERR_OK);
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
+        assert_int_equal(store_insights_put(f->db, &pts[i], ps + 3 * D), ERR_OK);
+    assert_int_equal(store_commit(f->db), ERR_OK);
+    struct reconcile_result r;
+    assert_int_equal(store_do_reconcile(f->db, "2026-11", "c1", ps + 3 * D, &r), ERR_OK);
+    int64_t spot = -1, fb = -1, cluster = -1, total = -1;
+    int spot_n = 0, fb_n = 0, cluster_n = 0, total_n = 0;
+    for (size_t i = 0; i < r.n_lines; i++) {
+        const struct reconcile_line *l = &r.lines[i];
+        if (l->kind == RECONCILE_POOL && !strcmp(l->pool_id, "ps"))
+            spot = l->insights, spot_n = l->insight_points;
+        else if (l->kind == RECONCILE_POOL && !strcmp(l->pool_id, "pf"))
+            fb = l->insights, fb_n = l->insight_points;
+        else if (l->kind == RECONCILE_CLUSTER)
+            cluster = l->insights, cluster_n = l->insight_points;
+        else if (l->kind == RECONCILE_TOTAL)
+            total = l->insights, total_n = l->insight_points;
+    }
+    assert_int_equal(spot, 64800000);
+    assert_int_equal(spot_n, 2);
+    assert_int_equal(fb, 86400000);
+    assert_int_equal(fb_n, 1);
+    assert_int_equal(cluster, 1710000);
+    assert_int_equal(cluster_n, 1);
+    assert_int_equal(total, 152910000);
+    assert_int_equal(total_n, 4);
+    assert_int_equal(r.unmatched_insights, 1);
+    assert_false(r.has_invoice); /* insights need no invoice */
+    reconcile_result_release(&r);
+}
+
 int main(void) {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
@@ -322,6 +387,7 @@ int main(void) {
         cmocka_unit_test(test_reconcile_worked_example),
         cmocka_unit_test(test_reconcile_min_charge),
         cmocka_unit_test_setup_teardown(test_reconcile_node_priced_by_pool, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconcile_insights, setup, teardown),
     };
     return cmocka_run_group_tests_name("store_do", tests, NULL, NULL);
 }
