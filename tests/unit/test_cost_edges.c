@@ -439,6 +439,54 @@ static void test_unknown_pool_not_repriced(void **state) {
     assert_int_equal(f->r->configs[COST_FALLBACK].useful_at_on_demand, 0);
 }
 
+/* A reclaim's replacement is a node of a listed non-spot pool: spot pool gone at
+ * T0 + 500, a 1-GPU node of no known pool Ready at T0 + 600 is none (fallback_ready_at
+ * 0: unknown), even with an on-demand pool past the array's count. */
+static void test_replacement_needs_a_pool(void **state) {
+    struct fx *f = *state;
+    struct cost_pool pools[3] = {f->pool,
+                                 {.id = "pool-spot",
+                                  .size = "gpu-x-spot",
+                                  .capacity = COST_CAP_SPOT,
+                                  .price_hourly = 1800,
+                                  .deleted_at = T0 + 500},
+                                 f->pool};
+    f->node.pool = -1;
+    f->node.created_at = f->node.ready_at = T0 + 600;
+    struct cost_input in = {pools, 2, &f->node, 1, NULL, 0, NULL, 0, NULL, 0};
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->n_reclaims, 1);
+    assert_int_equal(f->r->reclaims[0].fallback_ready_at, 0);
+}
+
+/* A list price without a GPU count cannot be split per GPU: the winner it would price
+ * stays unpriced. Spot pool gpu-x-spot, its twin size gpu-x listed at 3600000 µ$/h
+ * with gpus 0; a spot task succeeds on the spot node (window [T0, T0 + 2000)): 0 tasks
+ * priced; with gpus 1 the same row prices it (1). */
+static void test_price_without_gpus_unpriced(void **state) {
+    struct fx *f = *state;
+    struct cost_pool pools[2] = {
+        f->pool,
+        {.id = "pool-spot", .size = "gpu-x-spot", .capacity = COST_CAP_SPOT, .price_hourly = 1800}};
+    struct cost_node node = f->node;
+    node.name = "S";
+    node.pool = 1;
+    node.price_hourly = 1800;
+    attempt(f, task(f, "J", COST_TASK_SUCCEEDED, 1000), 0, 1000, COST_PHASE_SUCCEEDED);
+    f->tasks[0].config = COST_SPOT;
+    struct cost_price price = {.size = "gpu-x", .at = T0 - 100, .price_hourly = 3600000, .gpus = 0};
+    struct cost_input in = {pools, 2, &node, 1, f->tasks, f->nt, f->att, f->na, &price, 1};
+    f->q.to = f->q.now = T0 + 2000; /* the completion at T0 + 1000 inside the window */
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->configs[COST_SPOT].tasks_succeeded, 1);
+    assert_int_equal(f->r->counterfactual.tasks_priced, 0);
+    cost_result_free(f->r);
+    f->r = NULL;
+    price.gpus = 1; /* the control: with its GPU count the same row prices the task */
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->counterfactual.tasks_priced, 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
@@ -457,6 +505,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reclaim_by_interruption, setup, teardown),
         cmocka_unit_test_setup_teardown(test_spot_twin_rate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_pool_not_repriced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replacement_needs_a_pool, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_price_without_gpus_unpriced, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
