@@ -485,6 +485,27 @@ static void test_price_without_gpus_unpriced(void **state) {
     price.gpus = 1; /* the control: with its GPU count the same row prices the task */
     assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
     assert_int_equal(f->r->counterfactual.tasks_priced, 1);
+    assert_int_equal(f->r->counterfactual.tasks, 1);
+    cost_result_free(f->r);
+    f->r = NULL;
+    /* window [T0, T0 + 1000): the completion at T0 + 1000 is outside, no winner counted */
+    f->q.to = f->q.now = T0 + 1000;
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->counterfactual.tasks, 0);
+}
+
+/* Back to back is no duplicate: a one-completion task whose first attempt failed at
+ * T0 + 500 and whose second started at T0 + 500 ran one attempt at a time: 0
+ * duplicates, 0 duplicate seconds. */
+static void test_back_to_back_not_duplicate(void **state) {
+    struct fx *f = *state;
+    int32_t t = task(f, "J", COST_TASK_SUCCEEDED, 900);
+    attempt(f, t, 0, 500, COST_PHASE_FAILED);
+    attempt(f, t, 500, 900, COST_PHASE_SUCCEEDED);
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(c->tasks_succeeded, 1);
+    assert_int_equal(c->duplicates, 0);
+    assert_int_equal(c->duplicate_seconds, 0);
 }
 
 int main(void) {
@@ -507,6 +528,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_unknown_pool_not_repriced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replacement_needs_a_pool, setup, teardown),
         cmocka_unit_test_setup_teardown(test_price_without_gpus_unpriced, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_back_to_back_not_duplicate, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
