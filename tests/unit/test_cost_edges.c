@@ -508,6 +508,19 @@ static void test_back_to_back_not_duplicate(void **state) {
     assert_int_equal(c->duplicate_seconds, 0);
 }
 
+/* A running task counts as running in a window only when one of its attempts held a
+ * node there: a running task whose only attempt ran T0 + 0 .. T0 + 500 is not running
+ * in [T0 + 600, T0 + 1000); in [T0, T0 + 1000) it is (1). */
+static void test_running_needs_a_held_attempt(void **state) {
+    struct fx *f = *state;
+    attempt(f, task(f, "J", COST_TASK_RUNNING, 0), 0, 500, COST_PHASE_FAILED);
+    const struct cost_config_result *c = run(f);
+    assert_int_equal(c->tasks_running, 1);
+    f->q.from = T0 + 600;
+    c = run(f);
+    assert_int_equal(c->tasks_running, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_interrupted_by_reason, setup, teardown),
@@ -529,6 +542,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_replacement_needs_a_pool, setup, teardown),
         cmocka_unit_test_setup_teardown(test_price_without_gpus_unpriced, setup, teardown),
         cmocka_unit_test_setup_teardown(test_back_to_back_not_duplicate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_running_needs_a_held_attempt, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
