@@ -488,6 +488,12 @@ static void test_price_without_gpus_unpriced(void **state) {
     assert_int_equal(f->r->counterfactual.tasks, 1);
     cost_result_free(f->r);
     f->r = NULL;
+    price.price_hourly = 0; /* a $0 list price is no price: unpriced, never priced at $0 */
+    assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
+    assert_int_equal(f->r->counterfactual.tasks_priced, 0);
+    price.price_hourly = 3600000;
+    cost_result_free(f->r);
+    f->r = NULL;
     /* window [T0, T0 + 1000): the completion at T0 + 1000 is outside, no winner counted */
     f->q.to = f->q.now = T0 + 1000;
     assert_int_equal(cost_compute(&in, &f->q, &f->r), ERR_OK);
