@@ -6,11 +6,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
 #include "engine/cost.h"
 #include "engine/reconcile.h"
+#include "engine/cost_internal.h"
 
 static void test_names(void **state) {
     (void)state;
@@ -328,6 +330,29 @@ static void test_period_bounds(void **state) {
     assert_int_equal(reconcile_compute(&in, 1793491200, &r), ERR_INVAL);
 }
 
+/* The price in force reads only the caller's rows. The history holds one row of
+ * "gpu-a" at T = 100; "gpu-b" sorts after it, so the search ends one past the
+ * last row (lo = n_prices = 1): no row of "gpu-b" in force, none observed later,
+ * price 0, with or without or_first. The array is on the heap with exactly its
+ * rows, so a read of prices[1] is a heap-buffer-overflow under the sanitizer
+ * build make test runs (the `lo <= n_prices` mutant of docs/mutants.md). With
+ * "gpu-a": 1,000 µ$/h from T = 100 on; before it, 0, or the first observed
+ * (1,000) with or_first. */
+static void test_price_in_force_bounds(void **state) {
+    (void)state;
+    struct cost_price *p = malloc(sizeof *p);
+    assert_non_null(p);
+    *p = (struct cost_price){.size = "gpu-a", .at = 100, .price_hourly = 1000, .gpus = 1};
+    struct cost_input in = {.prices = p, .n_prices = 1};
+    assert_int_equal(cost_price_in_force(&in, "gpu-b", 50, true), 0);
+    assert_int_equal(cost_price_in_force(&in, "gpu-b", 500, true), 0);
+    assert_int_equal(cost_price_in_force(&in, "gpu-a", 100, false), 1000);
+    assert_int_equal(cost_price_in_force(&in, "gpu-a", 99, false), 0);
+    assert_int_equal(cost_price_in_force(&in, "gpu-a", 99, true), 1000);
+    assert_int_equal(cost_price_in_force(&in, NULL, 99, true), 0);
+    free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
@@ -340,6 +365,7 @@ int main(void) {
         cmocka_unit_test(test_index_too_big),
         cmocka_unit_test(test_reconcile_idle_pool),
         cmocka_unit_test(test_period_bounds),
+        cmocka_unit_test(test_price_in_force_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
