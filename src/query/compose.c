@@ -77,21 +77,23 @@ static void keep_write(struct keep *k, struct compose_stats *st) {
     struct store *writer = k->writer;
     pthread_mutex_t *lock = k->lock;
     const char *dflt = k->key;
-    if (!writer || !k->n)
+    if (!k->n)
         return;
-    for (size_t i = 0; i < k->n; i++) {
-        k->rows[i].body = k->bodies[i].data;
-        k->rows[i].len = k->bodies[i].len;
+    if (writer) { /* without a writer (read-only use) the days are only dropped */
+        for (size_t i = 0; i < k->n; i++) {
+            k->rows[i].body = k->bodies[i].data;
+            k->rows[i].len = k->bodies[i].len;
+        }
+        if (lock)
+            pthread_mutex_lock(lock);
+        enum err rc = store_partials_put(writer, k->rows, k->n, cost_engine_rev, dflt);
+        if (lock)
+            pthread_mutex_unlock(lock);
+        if (rc == ERR_OK)
+            st->kept += (int64_t)k->n;
+        else /* derived data: the next request computes the days again */
+            log_msg(LOG_WARN, "compose: cannot keep %zu days' partial sums: %s", k->n, err_str(rc));
     }
-    if (lock)
-        pthread_mutex_lock(lock);
-    enum err rc = store_partials_put(writer, k->rows, k->n, cost_engine_rev, dflt);
-    if (lock)
-        pthread_mutex_unlock(lock);
-    if (rc == ERR_OK)
-        st->kept += (int64_t)k->n;
-    else /* derived data: the next request computes the days again */
-        log_msg(LOG_WARN, "compose: cannot keep %zu days' partial sums: %s", k->n, err_str(rc));
     for (size_t i = 0; i < k->n; i++)
         buf_release(&k->bodies[i]);
     k->n = 0;
