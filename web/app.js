@@ -215,8 +215,19 @@
     return p;
   }
 
-  // the cards ask for the intervals too (summary?uncertainty=true)
+  // the cards ask for the intervals too (summary?uncertainty=true), on windows the API
+  // resamples (35 days at most): a longer custom window asks for the summary alone, so
+  // its answer is the one already cached for it (the bootstrap is not run there anyway)
+  const UNC_MAX_DAYS = 35;
   function uncParams(params) {
+    if (params.from && params.to) {
+      const days = (Date.parse(params.to) - Date.parse(params.from)) / 86400000;
+      if (!(days <= UNC_MAX_DAYS)) return params;
+    } else if (params.window && params.window.includes(',')) {
+      const [a, b] = params.window.split(',');
+      const days = (Date.parse(b) - Date.parse(a)) / 86400000;
+      if (!(days <= UNC_MAX_DAYS)) return params;
+    }
     params.uncertainty = 'true';
     return params;
   }
@@ -463,13 +474,24 @@
     return el('p', { class: 'interval none', 'data-interval': k, text: 'No interval yet: ' + (iv.reason || 'not computed') });
   }
 
-  // "How sure?": the comparisons' verdicts, as the API words them.
+  // "How sure?": each measured card's interval under its headline, and the
+  // comparisons' verdicts as the API words them. Fetched after the cards are
+  // painted (the bootstrap must not delay the first screen).
   function renderUncertainty(summary) {
     const box = $('uncertainty');
     if (!box) return;
     clear(box);
     const u = summary.uncertainty;
     if (!u) return;
+    const per = u.cost_per_successful_task || {};
+    for (const [configuration, iv] of Object.entries(per)) {
+      const card = document.querySelector('article.card[data-configuration="' + configuration + '"][data-basis="measured"]');
+      const head = card && card.querySelector('p.headline');
+      if (!head || !iv) continue;
+      const old = card.querySelector('p.interval');
+      if (old) old.remove();
+      head.after(renderInterval(configuration + ':measured', iv));
+    }
     if (!Array.isArray(u.comparisons)) {
       box.append(el('p', { class: 'footnote', text: 'How sure: ' + (u.reason || 'no intervals for this window') }));
       return;
@@ -509,8 +531,6 @@
       if (isCheapest) head.append(el('span', { class: 'badge', text: 'Cheapest per successful task' }));
       card.append(head);
       card.append(el('p', { class: 'headline' }, figure(k, 'cost_per_successful_task', c.cost_per_successful_task, 'money'), el('span', { class: 'unit', text: ' per successful task' })));
-      const iv = basis === 'measured' && summary.uncertainty && summary.uncertainty.cost_per_successful_task ? summary.uncertainty.cost_per_successful_task[configuration] : null;
-      if (iv) card.append(renderInterval(k, iv));
 
       const dl = el('dl', { class: 'figures' });
       const has = (f) => f in c;
@@ -1293,27 +1313,44 @@
 
   /* ---------- orchestration ---------- */
 
+  async function loadUncertainty(gen) {
+    const params = uncParams(costParams(windowParams()));
+    const box = $('uncertainty');
+    if (!params.uncertainty) {
+      if (box) clear(box);
+      return;
+    }
+    try {
+      const u = await api('summary', params);
+      if (gen !== state.generation) return;
+      renderUncertainty(u);
+    } catch (e) {
+      if (gen !== state.generation) return;
+      if (box) clear(box);
+    }
+  }
+
   async function loadSummary(gen) {
     const cards = $('cards');
     cards.setAttribute('aria-busy', 'true');
     try {
       let summary;
       try {
-        summary = await api('summary', uncParams(costParams(windowParams())));
+        summary = await api('summary', costParams(windowParams()));
         state.basisApplied = state.basis === 'completion' && !state.basisUnsupported;
       } catch (e) {
         // an older spotledger refuses basis= (unknown parameters are errors): say so, show accrual
         if (!(e.status === 400 && state.basis === 'completion' && /basis/.test(e.message || ''))) throw e;
         state.basisUnsupported = true;
         state.basisApplied = false;
-        summary = await api('summary', uncParams(windowParams()));
+        summary = await api('summary', windowParams());
       }
       if (gen !== state.generation) return;
       renderBasisNote(summary);
       const w = summary.window || {};
       state.resolved = w.from && w.to ? { from: w.from, to: w.to } : null;
       renderCards(summary);
-      renderUncertainty(summary);
+      loadUncertainty(gen);
       renderEmptyNotice(summary, gen);
       if (!firstPaintDone) {
         firstPaintDone = true;
