@@ -45,6 +45,8 @@ static const struct opt opts[] = {
     {"kube-token-file", OPT_STR, OFF(kube_token_file), 0, "PATH",
      "Kubernetes bearer token file (re-read when it changes)"},
     {"kube-ca-file", OPT_STR, OFF(kube_ca_file), 0, "PATH", "CA bundle for the Kubernetes API"},
+    {"compose-days", OPT_BOOL, OFF(compose_days), 0, NULL,
+     "answer windows of 2+ days from stored closed days' partial sums (docs/performance.md)"},
     {"no-kube", OPT_BOOL, OFF(no_kube), 0, NULL,
      "no Kubernetes watcher: account DigitalOcean only (the dashboard says so)"},
     {"kube-namespace", OPT_STR, OFF(kube_namespace), 0, "NS", "watch one namespace only"},

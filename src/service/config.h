@@ -49,6 +49,7 @@ struct config {
     char *job_selector;
     bool kube_in_cluster; /* no --kube-api-url: use the service account */
     bool no_kube;         /* --no-kube: DigitalOcean only, no Kubernetes watcher */
+    bool compose_days;    /* --compose-days: compose windows from stored days (off) */
     int poll_interval;    /* seconds, node pools and Kubernetes resync */
     int billing_interval; /* seconds */
     int sizes_interval;   /* seconds between /v2/sizes reads (list prices) */
