@@ -28,7 +28,22 @@ struct store {
     struct store_cached stmts[STORE_MAX_STMTS];
     int nstmts;
     struct store_memo memo;
+    char cluster[STORE_CLUSTER_MAX]; /* store_set_cluster */
 };
+
+enum err store_set_cluster(struct store *s, const char *name) {
+    if (!name || !*name)
+        name = STORE_DEFAULT_CLUSTER;
+    size_t n = strlen(name);
+    if (n >= sizeof s->cluster)
+        return ERR_INVAL;
+    memcpy(s->cluster, name, n + 1);
+    return ERR_OK;
+}
+
+const char *store_cluster(const struct store *s) {
+    return s->cluster;
+}
 
 sqlite3 *store_db(struct store *s) {
     return s->db;
@@ -257,6 +272,7 @@ static void create_private(const char *path) {
 enum err store_open(const char *path, enum store_mode mode, struct store **out, int *migrated) {
     struct store *s = xcalloc(1, sizeof *s);
     s->mode = mode;
+    store_set_cluster(s, NULL);
     if (mode == STORE_WRITER)
         create_private(path);
     int flags =

@@ -44,6 +44,21 @@ enum err store_commit(struct store *s);
 /* Always safe to call; logs, never fails. */
 void store_rollback(struct store *s);
 
+/* --- fleet: the cluster of the rows written ---------------------------------
+ * Cluster-scoped rows (schema/009_cluster.sql) carry the fleet name of the
+ * cluster they were observed in. The writer connection is shared by every
+ * cluster's watcher and poller: each sets its cluster with store_set_cluster
+ * right after taking the writer lock, before its first write, and the writes
+ * that follow bind it. A new connection writes under STORE_DEFAULT_CLUSTER (the
+ * name of the one cluster of a single-cluster service). */
+#define STORE_DEFAULT_CLUSTER "default"
+#define STORE_CLUSTER_MAX 64
+/* Sets the cluster of the following writes; NULL or "" is the default. A name
+ * longer than STORE_CLUSTER_MAX - 1 bytes is ERR_INVAL (and nothing changes). */
+enum err store_set_cluster(struct store *s, const char *name);
+/* The cluster writes are bound to now (never NULL). */
+const char *store_cluster(const struct store *s);
+
 /* "PRAGMA integrity_check" == "ok". */
 enum err store_integrity_ok(struct store *s, bool *ok);
 

@@ -196,10 +196,12 @@ static const char SQL_VANISH_NODE[] =
     "UPDATE nodes SET k8s_deleted_at = ?2 WHERE k8s_deleted_at IS NULL AND k8s_uid IS NOT NULL "
     "AND (?1 IS NULL OR 1) AND k8s_uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'node')";
 
-static const char SQL_WATCH_GET[] = "SELECT resource_version FROM watch_state WHERE resource = ?1";
+static const char SQL_WATCH_GET[] =
+    "SELECT resource_version FROM watch_state WHERE resource = ?1 AND cluster = ?2";
 static const char SQL_WATCH_SET[] =
-    "INSERT INTO watch_state(resource, resource_version, updated_at) VALUES (?1, ?2, ?3) "
-    "ON CONFLICT(resource) DO UPDATE SET resource_version = excluded.resource_version, "
+    "INSERT INTO watch_state(resource, resource_version, updated_at, cluster) "
+    "VALUES (?1, ?2, ?3, ?4) "
+    "ON CONFLICT(cluster, resource) DO UPDATE SET resource_version = excluded.resource_version, "
     "updated_at = excluded.updated_at";
 
 static const char *nz(const char *s) {
@@ -621,6 +623,7 @@ enum err store_k8s_watch_get(struct store *s, const char *resource, char *rv, si
     if (rc != ERR_OK)
         return rc;
     store_bind_text(st, 1, resource);
+    store_bind_text(st, 2, store_cluster(s));
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         store_column_copy(st, 0, rv, cap);
@@ -642,5 +645,6 @@ enum err store_k8s_watch_set(struct store *s, const char *resource, const char *
     store_bind_text(st, 1, resource);
     store_bind_text(st, 2, nz(rv));
     sqlite3_bind_int64(st, 3, at);
+    store_bind_text(st, 4, store_cluster(s));
     return store_exec_stmt(s, st);
 }

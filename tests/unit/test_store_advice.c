@@ -35,13 +35,16 @@ struct fx {
 };
 
 static const char ROWS[] =
-    "INSERT INTO clusters VALUES ('c-1', 'prod', 'ams3', '1.31', 1, 1);"
+    "INSERT INTO clusters(id, name, region, version, first_seen, last_seen) VALUES ('c-1', 'prod', "
+    "'ams3', '1.31', 1, 1);"
     "INSERT INTO sizes VALUES ('s-2vcpu-4gb', 2, 4096, 0, NULL, NULL, 1, 1),"
     " ('gpu-h100x1-80gb', 20, 245760, 1, 'nvidia_h100', 80, 1, 1),"
     " ('gpu-h100x1-80gb-spot', 20, 245760, 1, 'nvidia_h100', 80, 1, 1);"
     /* id, cluster, name, size, capacity, basis, price, auto, min, max, count,
      * labels, taints, first, last, deleted */
-    "INSERT INTO node_pools VALUES"
+    "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, capacity_basis,"
+    " price_hourly_micro, auto_scale, min_nodes, max_nodes, node_count, labels_json, taints_json,"
+    " first_seen, last_seen, deleted_at) VALUES"
     " ('p-sys', 'c-1', 'system', 's-2vcpu-4gb', 'on-demand', 'default', 36000, 0, 0, 0, 2,"
     "  NULL, '[]', 1, 1, NULL),"
     " ('p-spot', 'c-1', 'gpu-spot', 'gpu-h100x1-80gb-spot', 'spot', 'slug', 1800000, 0, 0, 0,"

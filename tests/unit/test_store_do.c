@@ -322,14 +322,19 @@ static void test_reconcile_min_charge(void **state) {
 static void test_reconcile_insights(void **state) {
     struct fx *f = *state;
     assert_int_equal(
-        sqlite3_exec(store_db(f->db),
-                     "INSERT INTO clusters VALUES ('c1', 'lab', 'tor1', '1.33', 1, 1);"
-                     "INSERT INTO node_pools VALUES"
-                     " ('ps', 'c1', 'gpu-spot', 'gpu-x-spot', 'spot', 'slug', 1800000, 0, 0, 0,"
-                     "  1, NULL, '[]', 1, 1, NULL),"
-                     " ('pf', 'c1', 'gpu-fb', 'gpu-x', 'on-demand', 'slug', 3600000, 1, 0, 2, 0,"
-                     "  NULL, '[]', 1, 1, NULL);",
-                     NULL, NULL, NULL),
+        sqlite3_exec(
+            store_db(f->db),
+            "INSERT INTO clusters(id, name, region, version, first_seen, last_seen) VALUES ('c1', "
+            "'lab', 'tor1', '1.33', 1, 1);"
+            "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, capacity_basis,"
+            " price_hourly_micro, auto_scale, min_nodes, max_nodes, node_count, labels_json, "
+            "taints_json,"
+            " first_seen, last_seen, deleted_at) VALUES"
+            " ('ps', 'c1', 'gpu-spot', 'gpu-x-spot', 'spot', 'slug', 1800000, 0, 0, 0,"
+            "  1, NULL, '[]', 1, 1, NULL),"
+            " ('pf', 'c1', 'gpu-fb', 'gpu-x', 'on-demand', 'slug', 3600000, 1, 0, 2, 0,"
+            "  NULL, '[]', 1, 1, NULL);",
+            NULL, NULL, NULL),
         SQLITE_OK);
     int64_t ps, pe;
     assert_int_equal(reconcile_period_bounds("2026-11", &ps, &pe), ERR_OK);

@@ -99,7 +99,8 @@ static void fill(const struct testdb *d) {
         "INSERT INTO exports VALUES ('2026-W45', 'summary', '/x/summary.csv', 10, 2, %lld);"
         "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status, requests)"
         " VALUES ('do', %lld, %lld, %lld, 'ok', 3), ('k8s', %lld, %lld, %lld, 'ok', 4);"
-        "INSERT INTO watch_state VALUES ('pods', '42', %lld);",
+        "INSERT INTO watch_state(resource, resource_version, updated_at) VALUES ('pods', '42', "
+        "%lld);",
         t, t, t, t, t + 1, t, t + 1, t, t, t + 1, t, t);
 }
 
