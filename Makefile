@@ -94,7 +94,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/schema_sql.o $(BUILD)/gen/en
 # The sources that compute a stored day's partial sums (engine/cost_partial.h): a
 # day stored by a binary built from other sources is computed again.
 ENGINE_REV_SRC := $(sort $(wildcard src/engine/*.c src/engine/*.h src/model/*.c src/model/*.h)) \
-	src/store/store_cost.c src/query/calc.c src/query/compose.c
+	src/store/store_cost.c src/store/store_cost_tasks.c src/query/calc.c src/query/compose.c
 SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
