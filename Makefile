@@ -82,7 +82,7 @@ PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(SIM_PKGS))
 ALL_CFLAGS = $(PROJECT_CFLAGS) $(PKG_CFLAGS) $(OPT) $(SAN_FLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
-LAYERS := base model engine source store ingest query http service
+LAYERS := base model plan engine source store ingest query http service
 LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 SIM_SRC := $(filter-out src/sim/sim_main.c,$(wildcard src/sim/*.c))
 # tests/unit/test_oracle.c (the engine against the independent oracle on 500

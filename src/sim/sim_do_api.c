@@ -13,7 +13,7 @@
 
 #include "base/jsonw.h"
 #include "sim/sim_billing.h"
-#include "sim/sim_rng.h"
+#include "plan/rng.h"
 
 #define DO_DEFAULT_PER_PAGE 20
 #define DO_MAX_PER_PAGE 200
@@ -41,9 +41,9 @@ void sim_do_not_found(struct response *resp) {
 }
 
 void sim_do_invoice_uuid(const struct sim_world *w, int64_t month, char out[37]) {
-    struct sim_rng r;
-    sim_rng_seed(&r, w->seed ^ (uint64_t)month ^ 0x1a7017ce5ULL);
-    sim_rng_uuid(&r, out);
+    struct plan_rng r;
+    plan_rng_seed(&r, w->seed ^ (uint64_t)month ^ 0x1a7017ce5ULL);
+    plan_rng_uuid(&r, out);
 }
 
 /* --- pagination --- */

@@ -8,7 +8,7 @@
  * above min_nodes), Spot reclaims (cordon -> eviction with DisruptionTarget ->
  * shutdown -> Node deletion -> PodGC) and Event expiry. Every visible change is
  * appended to the world's log through emit(); facts remember the seq that made
- * them visible (sim_world.h). One seeded sim_rng is consumed in event order, so
+ * them visible (sim_world.h). One seeded plan_rng is consumed in event order, so
  * a (scenario, seed, horizon) triple always gives the same world. */
 #include "sim/sim_world.h"
 #include "sim/sim_engine.h"
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sim_rng.h"
+#include "plan/rng.h"
 #include "base/xalloc.h"
 
 static void seqs_add(struct sim_seqs *s, int64_t seq) {
@@ -129,8 +129,8 @@ void sim_eng_kevent(struct sim_eng *e, enum sim_kind kind, int obj, const char *
                           : kind == SIM_K_JOB ? w->jobs[obj].name
                                               : w->nodes[obj].name;
     snprintf(ev->name, sizeof ev->name, "%s.%016llx", objname,
-             (unsigned long long)sim_rng_next(&e->rng));
-    sim_rng_uuid(&e->rng, ev->uid);
+             (unsigned long long)plan_rng_next(&e->rng));
+    plan_rng_uuid(&e->rng, ev->uid);
     ev->ns = kind == SIM_K_NODE ? "default" : e->sc->namespace_;
     ev->obj_kind = (uint8_t)kind;
     ev->obj = obj;
@@ -157,13 +157,13 @@ void sim_eng_kevent(struct sim_eng *e, enum sim_kind kind, int obj, const char *
  * (not from e->rng): how many are planned depends on the horizon, and the main
  * stream must not, so that names and UIDs are the same for every --until
  * (src/sim/README.md, "Determinism"). */
-static void stream_for(const struct sim_eng *e, uint64_t salt, int i, struct sim_rng *out) {
-    sim_rng_seed(out, e->w->seed ^ (salt + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+static void stream_for(const struct sim_eng *e, uint64_t salt, int i, struct plan_rng *out) {
+    plan_rng_seed(out, e->w->seed ^ (salt + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
 }
 
 static void plan_arrivals(struct sim_eng *e, int64_t horizon) {
     const struct sim_scenario *sc = e->sc;
-    struct sim_rng rs;
+    struct plan_rng rs;
     for (int i = 0; i < sc->nworkloads; i++) {
         const struct sim_workload *wl = &sc->workloads[i];
         int64_t t0 = sc->start + wl->start_offset;
@@ -177,8 +177,8 @@ static void plan_arrivals(struct sim_eng *e, int64_t horizon) {
         } else {
             int64_t end = sc->start + wl->end_offset;
             stream_for(e, 0xa77e1fa1ULL, i, &rs);
-            for (int64_t t = t0 + sim_rng_exp(&rs, wl->mean_gap); t <= end && t <= horizon;
-                 t += sim_rng_exp(&rs, wl->mean_gap))
+            for (int64_t t = t0 + plan_rng_exp(&rs, wl->mean_gap); t <= end && t <= horizon;
+                 t += plan_rng_exp(&rs, wl->mean_gap))
                 sim_eng_push(e, t, EV_ARRIVE, i, 0, 0);
         }
     }
@@ -192,8 +192,8 @@ static void plan_arrivals(struct sim_eng *e, int64_t horizon) {
             sim_eng_push(e, r->at, EV_RECLAIM, r->pool, 0, 0);
         } else {
             stream_for(e, 0x7ec1a13ULL, i, &rs);
-            for (int64_t t = sc->start + sim_rng_exp(&rs, r->mean_interval); t <= horizon;
-                 t += sim_rng_exp(&rs, r->mean_interval))
+            for (int64_t t = sc->start + plan_rng_exp(&rs, r->mean_interval); t <= horizon;
+                 t += plan_rng_exp(&rs, r->mean_interval))
                 sim_eng_push(e, t, EV_RECLAIM, r->pool, 0, 0);
         }
     }
@@ -282,11 +282,11 @@ struct sim_world *sim_world_build(const struct sim_scenario *sc, uint64_t seed, 
     e.sc = sc;
     e.seq = SIM_SEQ_BASE;
     e.last_sched_t = e.last_ca_t = -1;
-    sim_rng_seed(&e.rng, seed);
+    plan_rng_seed(&e.rng, seed);
     if (sc->cluster_id)
         snprintf(w->cluster_id, sizeof w->cluster_id, "%s", sc->cluster_id);
     else
-        sim_rng_uuid(&e.rng, w->cluster_id);
+        plan_rng_uuid(&e.rng, w->cluster_id);
     /* the initial pools: their nodes become Ready exactly at the start */
     int64_t created = sc->start - sc->provisioning_seconds;
     e.now = created;

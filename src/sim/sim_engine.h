@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "base/xalloc.h"
-#include "sim/sim_rng.h"
+#include "plan/rng.h"
 #include "sim/sim_world.h"
 
 #define SIM_SEQ_BASE 1000 /* resourceVersions start here; "0" means "any" to clients */
@@ -60,7 +60,7 @@ struct sim_ev {
 struct sim_eng {
     struct sim_world *w;
     const struct sim_scenario *sc;
-    struct sim_rng rng;
+    struct plan_rng rng;
     struct sim_ev *heap;
     int nheap, capheap;
     int64_t ord;

@@ -39,7 +39,7 @@ int sim_eng_pool_new(struct sim_eng *e, int spec, int generation, int64_t t) {
     if (ps->id && generation == 0)
         snprintf(p->id, sizeof p->id, "%s", ps->id);
     else
-        sim_rng_uuid(&e->rng, p->id);
+        plan_rng_uuid(&e->rng, p->id);
     snprintf(p->name, sizeof p->name, "%s", ps->name);
     p->created_t = t;
     p->cordon_t = SIM_NEVER;
@@ -54,10 +54,10 @@ int sim_eng_node_new(struct sim_eng *e, int pool, int64_t created_t) {
     struct sim_node *n = &w->nodes[i];
     memset(n, 0, sizeof *n);
     char suffix[8];
-    sim_rng_suffix(&e->rng, suffix, 5);
+    plan_rng_suffix(&e->rng, suffix, 5);
     snprintf(n->name, sizeof n->name, "%s-%s", w->pools[pool].name, suffix);
-    sim_rng_uuid(&e->rng, n->uid);
-    sim_rng_uuid(&e->rng, n->do_id);
+    plan_rng_uuid(&e->rng, n->uid);
+    plan_rng_uuid(&e->rng, n->do_id);
     snprintf(n->droplet_id, sizeof n->droplet_id, "%lld", SIM_DROPLET_BASE + i);
     n->pool = pool;
     const struct sim_size *sz = &e->sc->sizes[e->sc->pools[w->pools[pool].spec].size_idx];
@@ -113,9 +113,9 @@ int64_t sim_eng_sample_work(struct sim_eng *e, const struct sim_workload *wl) {
     case SIM_DIST_FIXED:
         return wl->duration.a;
     case SIM_DIST_UNIFORM:
-        return sim_rng_range(&e->rng, wl->duration.a, wl->duration.b);
+        return plan_rng_range(&e->rng, wl->duration.a, wl->duration.b);
     case SIM_DIST_EXPONENTIAL:
-        return sim_rng_exp(&e->rng, wl->duration.a);
+        return plan_rng_exp(&e->rng, wl->duration.a);
     }
     return wl->duration.a;
 }
@@ -169,12 +169,12 @@ void sim_eng_pod_create(struct sim_eng *e, int task) {
     struct sim_pod *p = &w->pods[i];
     memset(p, 0, sizeof *p);
     char suffix[8];
-    sim_rng_suffix(&e->rng, suffix, 5);
+    plan_rng_suffix(&e->rng, suffix, 5);
     if (tk->index >= 0)
         snprintf(p->name, sizeof p->name, "%s-%d-%s", j->name, tk->index, suffix);
     else
         snprintf(p->name, sizeof p->name, "%s-%s", j->name, suffix);
-    sim_rng_uuid(&e->rng, p->uid);
+    plan_rng_uuid(&e->rng, p->uid);
     p->job = tk->job;
     p->task = task;
     p->attempt = ++tk->attempts;

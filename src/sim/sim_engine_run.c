@@ -17,7 +17,7 @@ void sim_eng_on_arrive(struct sim_eng *e, int wl_idx) {
     struct sim_job *job = &w->jobs[j];
     memset(job, 0, sizeof *job);
     snprintf(job->name, sizeof job->name, "%s-%04d", wl->name, ++e->job_counter[wl_idx]);
-    sim_rng_uuid(&e->rng, job->uid);
+    plan_rng_uuid(&e->rng, job->uid);
     job->workload = wl_idx;
     job->created_t = e->now;
     job->done_t = job->done_seq = SIM_NEVER;
@@ -256,9 +256,9 @@ void sim_eng_on_cstart(struct sim_eng *e, int pod, int64_t tok) {
     if (run < 1)
         run = 1;
     int code = 0;
-    if (sim_rng_chance_ppm(&e->rng, wl->failure_ppm)) {
+    if (plan_rng_chance_ppm(&e->rng, wl->failure_ppm)) {
         code = 1;
-        run = run > 2 ? sim_rng_range(&e->rng, 1, run - 1) : 1;
+        run = run > 2 ? plan_rng_range(&e->rng, 1, run - 1) : 1;
     }
     p->planned_exit_t = e->now + run;
     sim_eng_push(e, e->now + run, EV_CEXIT, pod, code, p->token);

@@ -6,7 +6,7 @@
 
 void sim_faults_init(struct sim_faults *f, uint64_t seed) {
     memset(f, 0, sizeof *f);
-    sim_rng_seed(&f->rng, seed ^ 0x5eedfa017ULL);
+    plan_rng_seed(&f->rng, seed ^ 0x5eedfa017ULL);
     pthread_mutex_init(&f->mu, NULL);
     f->slow_ms = 35000;
     f->retry_after = 1;
@@ -43,7 +43,7 @@ bool sim_fault_hit(struct sim_faults *f, enum sim_fault_kind kind) {
         return false;
     pthread_mutex_lock(&f->mu);
     int64_t n = f->chances[kind]++;
-    bool hit = n < r->count || (r->ppm > 0 && sim_rng_chance_ppm(&f->rng, r->ppm));
+    bool hit = n < r->count || (r->ppm > 0 && plan_rng_chance_ppm(&f->rng, r->ppm));
     if (hit)
         f->injected[kind]++;
     pthread_mutex_unlock(&f->mu);
@@ -52,7 +52,7 @@ bool sim_fault_hit(struct sim_faults *f, enum sim_fault_kind kind) {
 
 uint64_t sim_fault_pick(struct sim_faults *f, uint64_t n) {
     pthread_mutex_lock(&f->mu);
-    uint64_t x = sim_rng_below(&f->rng, n);
+    uint64_t x = plan_rng_below(&f->rng, n);
     pthread_mutex_unlock(&f->mu);
     return x;
 }

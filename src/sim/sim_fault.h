@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "sim/sim_rng.h"
+#include "plan/rng.h"
 
 enum sim_fault_kind {
     SIM_FAULT_429,        /* 429 Too Many Requests with retry-after */
@@ -33,7 +33,7 @@ struct sim_faults {
     struct sim_fault_rule rule[SIM_FAULT_COUNT];
     int64_t slow_ms;
     int64_t retry_after; /* seconds in 429 answers */
-    struct sim_rng rng;
+    struct plan_rng rng;
     pthread_mutex_t mu;
     int64_t chances[SIM_FAULT_COUNT];
     int64_t injected[SIM_FAULT_COUNT];

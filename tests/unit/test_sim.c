@@ -18,7 +18,7 @@
 #include "sim/sim_billing.h"
 #include "sim/sim_do_api.h"
 #include "sim/sim_record.h"
-#include "sim/sim_rng.h"
+#include "plan/rng.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_truth.h"
 #include "sim/sim_k8s_obj.h"
@@ -165,20 +165,20 @@ static void test_parse_duration(void **state) {
 
 static void test_rng(void **state) {
     (void)state;
-    struct sim_rng a, b;
-    sim_rng_seed(&a, 42);
-    sim_rng_seed(&b, 42);
+    struct plan_rng a, b;
+    plan_rng_seed(&a, 42);
+    plan_rng_seed(&b, 42);
     for (int i = 0; i < 100; i++)
-        assert_true(sim_rng_next(&a) == sim_rng_next(&b));
-    sim_rng_seed(&a, 1);
+        assert_true(plan_rng_next(&a) == plan_rng_next(&b));
+    plan_rng_seed(&a, 1);
     int64_t hits = 0;
     for (int i = 0; i < 100000; i++)
-        hits += sim_rng_chance_ppm(&a, 250000);
+        hits += plan_rng_chance_ppm(&a, 250000);
     assert_in_range(hits, 24000, 26000);
     for (int i = 0; i < 1000; i++)
-        assert_in_range(sim_rng_range(&a, 3, 7), 3, 7);
+        assert_in_range(plan_rng_range(&a, 3, 7), 3, 7);
     char u[37];
-    sim_rng_uuid(&a, u);
+    plan_rng_uuid(&a, u);
     assert_int_equal(strlen(u), 36);
     assert_int_equal(u[14], '4');
 }
