@@ -177,8 +177,8 @@ static void plan_arrivals(struct sim_eng *e, int64_t horizon) {
         } else {
             int64_t end = sc->start + wl->end_offset;
             stream_for(e, 0xa77e1fa1ULL, i, &rs);
-            for (int64_t t = t0 + plan_rng_exp(&rs, wl->mean_gap); t <= end && t <= horizon;
-                 t += plan_rng_exp(&rs, wl->mean_gap))
+            for (int64_t t = plan_poisson_next(&rs, t0, wl->mean_gap); t <= end && t <= horizon;
+                 t = plan_poisson_next(&rs, t, wl->mean_gap))
                 sim_eng_push(e, t, EV_ARRIVE, i, 0, 0);
         }
     }
@@ -192,8 +192,8 @@ static void plan_arrivals(struct sim_eng *e, int64_t horizon) {
             sim_eng_push(e, r->at, EV_RECLAIM, r->pool, 0, 0);
         } else {
             stream_for(e, 0x7ec1a13ULL, i, &rs);
-            for (int64_t t = sc->start + plan_rng_exp(&rs, r->mean_interval); t <= horizon;
-                 t += plan_rng_exp(&rs, r->mean_interval))
+            for (int64_t t = plan_poisson_next(&rs, sc->start, r->mean_interval); t <= horizon;
+                 t = plan_poisson_next(&rs, t, r->mean_interval))
                 sim_eng_push(e, t, EV_RECLAIM, r->pool, 0, 0);
         }
     }

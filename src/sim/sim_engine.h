@@ -17,6 +17,7 @@
 
 #include "base/xalloc.h"
 #include "plan/rng.h"
+#include "plan/task.h"
 #include "sim/sim_world.h"
 
 #define SIM_SEQ_BASE 1000 /* resourceVersions start here; "0" means "any" to clients */
@@ -112,8 +113,6 @@ void sim_eng_request_schedule(struct sim_eng *e, int64_t t);
 void sim_eng_node_release(struct sim_eng *e, int pod);
 /* Logs a change of the Job. */
 void sim_eng_job_modified(struct sim_eng *e, int job);
-/* Work seconds of a new task of wl, from the rng. */
-int64_t sim_eng_sample_work(struct sim_eng *e, const struct sim_workload *wl);
 /* Records the work the pod's task has saved (checkpoints) by t. */
 void sim_eng_task_save(struct sim_eng *e, int pod, int64_t t);
 /* Takes the pod off the pending list. */

@@ -108,18 +108,6 @@ void sim_eng_job_modified(struct sim_eng *e, int job) {
     sim_eng_emit(e, SIM_K_JOB, job, SIM_MODIFIED);
 }
 
-int64_t sim_eng_sample_work(struct sim_eng *e, const struct sim_workload *wl) {
-    switch (wl->duration.dist) {
-    case SIM_DIST_FIXED:
-        return wl->duration.a;
-    case SIM_DIST_UNIFORM:
-        return plan_rng_range(&e->rng, wl->duration.a, wl->duration.b);
-    case SIM_DIST_EXPONENTIAL:
-        return plan_rng_exp(&e->rng, wl->duration.a);
-    }
-    return wl->duration.a;
-}
-
 /* Work checkpointed by an attempt that ran from its container start until t. */
 static int64_t work_saved_until(struct sim_eng *e, int pod, int64_t t) {
     struct sim_pod *p = &e->w->pods[pod];
@@ -127,18 +115,8 @@ static int64_t work_saved_until(struct sim_eng *e, int pod, int64_t t) {
         return 0;
     const struct sim_workload *wl = sim_eng_job_wl(e, p->job);
     const struct sim_task *tk = &e->w->tasks[p->task];
-    int64_t c = wl->checkpoint_interval, d = wl->checkpoint_seconds;
-    if (c <= 0)
-        return 0;
-    int64_t remaining = tk->work - tk->saved;
-    int64_t nck = remaining > 0 ? (remaining - 1) / c : 0;
-    int64_t elapsed = t - p->start_t - p->restore_s;
-    if (elapsed <= 0)
-        return 0;
-    int64_t k = elapsed / (c + d);
-    if (k > nck)
-        k = nck;
-    return k * c;
+    return plan_saved_work(tk->work - tk->saved, wl->checkpoint_interval, wl->checkpoint_seconds,
+                           p->restore_s, t - p->start_t);
 }
 
 void sim_eng_task_save(struct sim_eng *e, int pod, int64_t t) {

@@ -30,7 +30,7 @@ void sim_eng_on_arrive(struct sim_eng *e, int wl_idx) {
         memset(tk, 0, sizeof *tk);
         tk->job = j;
         tk->index = wl->indexed ? k : -1;
-        tk->work = sim_eng_sample_work(e, wl);
+        tk->work = plan_work_sample(&wl->duration, &e->rng);
         tk->outcome = SIM_OUT_PENDING;
         tk->done_t = SIM_NEVER;
         tk->succeeded_seq = SIM_NEVER;
@@ -247,14 +247,9 @@ void sim_eng_on_cstart(struct sim_eng *e, int pod, int64_t tok) {
             r->resumed_t = e->now;
         tk->last_reclaim = -1;
     }
-    int64_t restore = (tk->saved > 0 && wl->checkpoint_interval > 0) ? wl->restore_seconds : 0;
-    p->restore_s = restore;
-    int64_t remaining = tk->work - tk->saved;
-    int64_t c = wl->checkpoint_interval;
-    int64_t nck = (c > 0 && remaining > 0) ? (remaining - 1) / c : 0;
-    int64_t run = restore + remaining + nck * wl->checkpoint_seconds;
-    if (run < 1)
-        run = 1;
+    p->restore_s = plan_restore_seconds(tk->saved, wl->checkpoint_interval, wl->restore_seconds);
+    int64_t run = plan_attempt_seconds(tk->work - tk->saved, wl->checkpoint_interval,
+                                       wl->checkpoint_seconds, p->restore_s);
     int code = 0;
     if (plan_rng_chance_ppm(&e->rng, wl->failure_ppm)) {
         code = 1;

@@ -423,20 +423,20 @@ static void parse_workloads(struct scn_ctx *c, struct sim_scenario *sc, json_obj
         snprintf(dw, sizeof dw, "%s.duration", where);
         char *dist = scn_get_str(c, d, dw, "dist", "fixed");
         if (strcmp(dist, "fixed") == 0) {
-            w->duration.dist = SIM_DIST_FIXED;
+            w->duration.dist = PLAN_DIST_FIXED;
             w->duration.a = scn_get_dur(c, d, dw, "value", 0);
         } else if (strcmp(dist, "uniform") == 0) {
-            w->duration.dist = SIM_DIST_UNIFORM;
+            w->duration.dist = PLAN_DIST_UNIFORM;
             w->duration.a = scn_get_dur(c, d, dw, "min", 0);
             w->duration.b = scn_get_dur(c, d, dw, "max", 0);
         } else if (strcmp(dist, "exponential") == 0) {
-            w->duration.dist = SIM_DIST_EXPONENTIAL;
+            w->duration.dist = PLAN_DIST_EXPONENTIAL;
             w->duration.a = scn_get_dur(c, d, dw, "mean", 0);
         } else {
             scn_fail(c, "%s.dist: expected fixed|uniform|exponential", dw);
         }
         free(dist);
-        if (!c->failed && (w->duration.a <= 0 || (w->duration.dist == SIM_DIST_UNIFORM &&
+        if (!c->failed && (w->duration.a <= 0 || (w->duration.dist == PLAN_DIST_UNIFORM &&
                                                   w->duration.b < w->duration.a))) {
             scn_fail(c, "%s: durations must be positive (and min <= max)", dw);
             return;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "plan/task.h"
 
 #define SIM_MAX_POOLS 16
 #define SIM_MAX_SIZES 16
@@ -22,7 +23,6 @@
 
 enum sim_role { SIM_ROLE_SPOT, SIM_ROLE_FALLBACK, SIM_ROLE_ON_DEMAND, SIM_ROLE_SYSTEM };
 enum sim_config { SIM_CFG_SPOT, SIM_CFG_FALLBACK, SIM_CFG_ON_DEMAND };
-enum sim_dist { SIM_DIST_FIXED, SIM_DIST_UNIFORM, SIM_DIST_EXPONENTIAL };
 
 struct sim_kv {
     char *key;
@@ -93,11 +93,6 @@ struct sim_reclaim_spec {
     int64_t mean_interval; /* rate-based: mean seconds between reclaims (Poisson) */
 };
 
-struct sim_duration_spec {
-    enum sim_dist dist;
-    int64_t a, b; /* fixed: a; uniform: [a, b]; exponential: mean a */
-};
-
 struct sim_workload {
     char *name;
     enum sim_config configuration;
@@ -111,11 +106,11 @@ struct sim_workload {
     int npools;
     int completions; /* > 1: an Indexed Job with this many indexes (parallelism = completions) */
     bool indexed;
-    struct sim_duration_spec duration;
-    int64_t checkpoint_interval; /* seconds of work between checkpoints; 0 = none */
-    int64_t checkpoint_seconds;  /* cost of one checkpoint */
-    int64_t restore_seconds;     /* cost of restoring a checkpoint at attempt start */
-    int64_t failure_ppm;         /* application failure probability per attempt, ppm */
+    struct plan_duration duration; /* the task length distribution (plan/task.h) */
+    int64_t checkpoint_interval;   /* seconds of work between checkpoints; 0 = none */
+    int64_t checkpoint_seconds;    /* cost of one checkpoint */
+    int64_t restore_seconds;       /* cost of restoring a checkpoint at attempt start */
+    int64_t failure_ppm;           /* application failure probability per attempt, ppm */
     int backoff_limit;
     int64_t active_deadline; /* 0 = none */
     int64_t ttl_after_finished;
