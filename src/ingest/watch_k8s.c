@@ -86,6 +86,13 @@ int64_t watch_k8s_seen_time(int64_t date) {
     return date > 0 ? date : (int64_t)time(NULL);
 }
 
+int64_t watch_k8s_event_time(const struct http_response *r) {
+    if (r->date <= 0)
+        return (int64_t)time(NULL);
+    int64_t open_ms = r->date_mono_ms > 0 ? timeutil_mono_ms() - r->date_mono_ms : 0;
+    return r->date + (open_ms > 0 ? open_ms / 1000 : 0);
+}
+
 void watch_k8s_copy_rv(char *dst, const char *src) {
     snprintf(dst, K8S_RV_MAX, "%s", src ? src : "");
 }

@@ -90,6 +90,10 @@ long watch_k8s_next_backoff(struct watch_k8s *w, long cur);
 bool watch_k8s_backoff_wait(struct watch_k8s *w, long b);
 /* When a change was seen: the answer's Date, else the wall clock. */
 int64_t watch_k8s_seen_time(int64_t date);
+/* When a watch event arriving now happened: the stream's Date plus the time the
+ * stream has been open since (a watch lives for minutes; its Date is when it
+ * began), else the wall clock. */
+int64_t watch_k8s_event_time(const struct http_response *r);
 /* Copies a resourceVersion into a K8S_RV_MAX buffer (truncating). */
 void watch_k8s_copy_rv(char *dst, const char *src);
 /* The object is worth storing: a relevant Event, a pod of a Job (of a selected

@@ -47,29 +47,29 @@ static bool on_line(void *ctx, const char *line, size_t len) {
         return false;
     }
     struct store *s = w->writer;
-    int64_t date = sc->resp->date;
+    int64_t at = watch_k8s_event_time(sc->resp);
     enum err rc = ERR_OK;
     bool skipped = false;
     pthread_mutex_lock(w->writer_lock);
     if (ev.type == K8S_BOOKMARK) {
-        rc = store_k8s_watch_set(s, in->res.name, ev.resource_version, watch_k8s_seen_time(date));
+        rc = store_k8s_watch_set(s, in->res.name, ev.resource_version, at);
     } else {
         rc = store_begin(s);
         if (rc == ERR_OK) {
             if (watch_k8s_wanted(in, &ev.obj)) {
                 int64_t deleted = 0;
                 /* a removal is recorded at the event's source time (the
-                 * stream's Date), never at deletionTimestamp (docs/cost-model.md) */
+                 * stream's Date plus its age), never at deletionTimestamp
+                 * (docs/cost-model.md) */
                 if (ev.type == K8S_DELETED)
-                    deleted = watch_k8s_seen_time(date);
-                rc = store_k8s_put(s, &ev.obj, deleted, watch_k8s_seen_time(date));
+                    deleted = at;
+                rc = store_k8s_put(s, &ev.obj, deleted, at);
             } else {
                 skipped = true;
             }
         }
         if (rc == ERR_OK && ev.resource_version[0])
-            rc = store_k8s_watch_set(s, in->res.name, ev.resource_version,
-                                     watch_k8s_seen_time(date));
+            rc = store_k8s_watch_set(s, in->res.name, ev.resource_version, at);
         if (rc == ERR_OK)
             rc = store_commit(s);
         if (rc != ERR_OK)

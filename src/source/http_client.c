@@ -226,6 +226,7 @@ static void response_reset(struct http_response *r, size_t max) {
     r->body.max = max;
     r->status = 0;
     r->date = 0;
+    r->date_mono_ms = 0;
     r->retry_after = -1;
     r->ratelimit_remaining = -1;
     r->ratelimit_reset = 0;
@@ -318,6 +319,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud) {
     if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
         /* a new response (e.g. after 100 Continue): forget the previous headers */
         r->date = 0;
+        r->date_mono_ms = 0;
         r->retry_after = -1;
         r->ratelimit_remaining = -1;
         r->ratelimit_reset = 0;
@@ -327,8 +329,10 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud) {
             memcpy(tmp, v, vn);
             tmp[vn] = '\0';
             int64_t t;
-            if (timeutil_parse_http_date(tmp, &t) == ERR_OK)
+            if (timeutil_parse_http_date(tmp, &t) == ERR_OK) {
                 r->date = t;
+                r->date_mono_ms = timeutil_mono_ms();
+            }
         }
     } else if (header_is(p, n, "retry-after", &v, &vn)) {
         /* the delay-seconds form only; an HTTP-date falls back to reset/backoff */

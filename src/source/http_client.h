@@ -78,6 +78,8 @@ struct http_response {
     long status;              /* last HTTP status, 0 if none */
     struct buf body;          /* the body (capped) */
     int64_t date;             /* Date header as Unix seconds, 0 if absent/invalid */
+    int64_t date_mono_ms;     /* monotonic clock (timeutil_mono_ms) when Date was read, 0 if none:
+                               * a stream's later events happened Date + the time since */
     long retry_after;         /* seconds, -1 if absent */
     long ratelimit_remaining; /* -1 if absent */
     int64_t ratelimit_reset;  /* Unix seconds, 0 if absent */

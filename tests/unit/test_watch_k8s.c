@@ -39,6 +39,8 @@ struct fk_watch {
     char *body;  /* lines, or the error body */
     bool drop;   /* end the stream with an error after the body */
     int hold_ms; /* keep the stream open this long after the body */
+    char *tail;  /* sent tail_ms after the body (NULL = none) */
+    int tail_ms;
 };
 
 struct fk_list {
@@ -88,6 +90,9 @@ struct fk_stream {
     bool drop;
     int hold_ms;
     int64_t hold_until;
+    size_t full_len; /* body + tail; len grows to it tail_ms after the body */
+    int tail_ms;
+    int64_t tail_at;
 };
 
 static int64_t now_ms(void) {
@@ -104,6 +109,15 @@ static ssize_t fk_read(void *cls, uint64_t pos, char *out, size_t max) {
             n = max;
         memcpy(out, s->body + pos, n);
         return (ssize_t)n;
+    }
+    if (s->len < s->full_len) {
+        if (!s->tail_at)
+            s->tail_at = now_ms() + s->tail_ms;
+        if (now_ms() >= s->tail_at)
+            s->len = s->full_len;
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+        return 0;
     }
     if (s->drop)
         return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -180,8 +194,13 @@ static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const cha
                 free(st);
                 st = NULL;
             } else {
-                st->body = strdup(w->body);
-                st->len = strlen(w->body);
+                size_t bl = strlen(w->body), tl = w->tail ? strlen(w->tail) : 0;
+                st->body = malloc(bl + tl + 1);
+                memcpy(st->body, w->body, bl);
+                memcpy(st->body + bl, w->tail ? w->tail : "", tl + 1);
+                st->len = bl;
+                st->full_len = bl + tl;
+                st->tail_ms = w->tail_ms;
                 st->drop = w->drop;
                 st->hold_ms = w->hold_ms;
             }
@@ -262,8 +281,10 @@ static void fk_stop(struct fk *f) {
         for (int g = 0; g < f->nlists[r]; g++)
             for (int p = 0; p < f->lists[r][g].npages; p++)
                 free(f->lists[r][g].pages[p]);
-        for (int i = 0; i < f->nwatch[r]; i++)
+        for (int i = 0; i < f->nwatch[r]; i++) {
             free(f->watches[r][i].body);
+            free(f->watches[r][i].tail);
+        }
     }
     pthread_mutex_destroy(&f->mu);
     free(f);
@@ -297,6 +318,15 @@ static void fk_watch(struct fk *f, int res, int status, const char *body, bool d
     w->body = strdup(body);
     w->drop = drop;
     w->hold_ms = hold_ms;
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* The last watch queued on res sends tail tail_ms after its body. */
+static void fk_watch_tail(struct fk *f, int res, const char *tail, int tail_ms) {
+    pthread_mutex_lock(&f->mu);
+    struct fk_watch *w = &f->watches[res][f->nwatch[res] - 1];
+    w->tail = strdup(tail);
+    w->tail_ms = tail_ms;
     pthread_mutex_unlock(&f->mu);
 }
 
@@ -721,12 +751,49 @@ static void test_token_rotation(void **state) {
     assert_int_equal(logged_auth(f, "", 0), 0);
 }
 
+/* A watch stream lives for minutes and its Date is when it began: a removal
+ * that arrives 2.5 s into the stream happened then, not at the stream's Date.
+ * Before the fix deleted_at was the stream's Date (up to a watch's lifetime
+ * early: 25 simulated minutes were seen against spotsim). */
+static void test_event_time_is_stream_age(void **state) {
+    struct tfx *t = *state;
+    struct fk *f = t->f;
+    base_lists(f);
+    char *pg = items(1, pod("p1", "Running", "8", 1, -1, NULL, false));
+    fk_list(f, R_PODS, "10", pg, NULL);
+    free(pg);
+    struct buf b;
+    buf_init(&b, 0);
+    line(&b, "ADDED", pod("p2", "Running", "11", 2, -1, NULL, true));
+    fk_watch(f, R_PODS, 200, buf_str(&b), false, 200);
+    buf_reset(&b);
+    line(&b, "DELETED", pod("p2", "Failed", "12", 2, -1, "2026-03-02T10:04:00Z", true));
+    fk_watch_tail(f, R_PODS, buf_str(&b), 2500);
+    buf_release(&b);
+
+    int64_t before = (int64_t)time(NULL);
+    struct watch_k8s *w = new_watcher(t, t->s);
+    assert_int_equal(watch_k8s_start(w), ERR_OK);
+    wait_for(q_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL") == 1,
+             15000);
+    int64_t after = (int64_t)time(NULL);
+    watch_k8s_free(w);
+    int64_t added = q_int(t->db, "SELECT first_seen FROM attempts WHERE uid = 'p2'");
+    int64_t removed = q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    /* the stream's Date is within [before, before + 1]; the DELETED line came
+     * 2.5 s later, so its time is at least Date + 2 (whole seconds) */
+    assert_true(added >= before - 1 && added <= before + 2);
+    assert_true(removed >= added + 2);
+    assert_true(removed <= after + 1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_sync_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_watch_stream_edges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restart_same_db, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_rotation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_event_time_is_stream_age, setup, teardown),
     };
     return cmocka_run_group_tests_name("watch_k8s", tests, NULL, NULL);
 }
