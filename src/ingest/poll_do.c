@@ -58,15 +58,23 @@ static void pd_sleep(void *ctx, long ms) {
     pthread_mutex_unlock(&p->mu);
 }
 
+void poll_do_lock_writer(struct poll_do *p) {
+    pthread_mutex_lock(p->lock);
+    store_set_cluster(p->db, p->cluster); /* fits: checked by poll_do_new */
+}
+
 /* --- lifecycle ----------------------------------------------------------------------- */
 
 enum err poll_do_new(const struct poll_do_options *opt, struct store *writer,
                      pthread_mutex_t *writer_lock, struct poll_do **out) {
     if (!opt || !opt->api_url || !opt->token || !*opt->token || !opt->cluster_id || !writer ||
-        !writer_lock)
+        !writer_lock || (opt->cluster && strlen(opt->cluster) >= STORE_CLUSTER_MAX))
         return ERR_INVAL;
     struct poll_do *p = xcalloc(1, sizeof *p);
     p->opt = *opt;
+    snprintf(p->cluster, sizeof p->cluster, "%s",
+             opt->cluster && *opt->cluster ? opt->cluster : STORE_DEFAULT_CLUSTER);
+    p->opt.cluster = p->cluster;
     p->api_url = xstrdup(opt->api_url);
     size_t ul = strlen(p->api_url);
     while (ul && p->api_url[ul - 1] == '/')
@@ -248,7 +256,7 @@ out:
 /* True when some pool's size has no recorded price (so sizes are fetched now). */
 static bool pools_need_prices(struct poll_do *p, struct pages *pools) {
     bool need = false;
-    pthread_mutex_lock(p->lock);
+    poll_do_lock_writer(p);
     for (size_t i = 0; i < pools->n && !need; i++) {
         const struct do_pools *l = (const struct do_pools *)pools->v + i;
         for (size_t j = 0; j < l->n && !need; j++) {
@@ -315,7 +323,7 @@ static enum err poll_pools(struct poll_do *p, bool force_sizes) {
     /* one transaction: the batch and its poll_runs row */
     int64_t items = 0, id = 0;
     enum err rc;
-    pthread_mutex_lock(p->lock);
+    poll_do_lock_writer(p);
     if ((rc = store_begin(p->db)) == ERR_OK &&
         (rc = store_poll_begin(p->db, "do", started, &id)) == ERR_OK &&
         (rc = write_pools(p, have_cluster ? &cluster : NULL, cluster_date,
@@ -394,8 +402,10 @@ int poll_do_run(struct poll_do *p) {
         now = pd_now(p);
         if (now >= next_billing) {
             next_billing = now + (int64_t)p->opt.billing_interval * 1000;
-            poll_do_once(p, POLL_DO_BILLING);
-            polls++;
+            if (!p->opt.no_billing) {
+                poll_do_once(p, POLL_DO_BILLING);
+                polls++;
+            }
         }
         now = pd_now(p);
         int64_t next = next_pools < next_billing ? next_pools : next_billing;

@@ -43,6 +43,12 @@ struct poll_do_options {
     const char *api_url;    /* "https://api.digitalocean.com" (no trailing slash needed) */
     const char *token;      /* copied */
     const char *cluster_id; /* copied */
+    /* fleet name of the cluster (store_set_cluster), NULL: the default; copied,
+     * at most STORE_CLUSTER_MAX - 1 bytes (ERR_INVAL otherwise) */
+    const char *cluster;
+    /* true: billing (invoices, history, balance, insights) is the account's and
+     * another poller of the same token reads it; this one polls its pools only */
+    bool no_billing;
     char *const *spot_pools;
     int n_spot_pools;
     const struct config_pair *spot_labels; /* none: the two defaults */

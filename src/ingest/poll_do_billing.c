@@ -41,7 +41,7 @@ static void fetch_invoice_items(struct poll_do *p, struct billing_fetch *f, stru
         for (size_t j = 0; j < l->n; j++) {
             bool has = false;
             if (!l->v[j].preview) {
-                pthread_mutex_lock(p->lock);
+                poll_do_lock_writer(p);
                 enum err he = store_do_invoice_has_items(p->db, l->v[j].uuid, &has);
                 pthread_mutex_unlock(p->lock);
                 if (he != ERR_OK)
@@ -116,7 +116,7 @@ static enum err write_billing(struct poll_do *p, const struct billing_fetch *f, 
                               uint64_t req0, int64_t source_time, const struct run_err *r) {
     int64_t items = 0, id = 0;
     enum err rc;
-    pthread_mutex_lock(p->lock);
+    poll_do_lock_writer(p);
     if ((rc = store_begin(p->db)) == ERR_OK)
         rc = store_poll_begin(p->db, "do_billing", started, &id);
     for (size_t i = 0; rc == ERR_OK && f->have_inv && i < f->inv.n; i++) {

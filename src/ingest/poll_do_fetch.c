@@ -193,7 +193,7 @@ int64_t poll_do_wall_now(void) {
 void poll_do_record_failed_run(struct poll_do *p, const char *source, int64_t started,
                                int64_t source_time, const char *error, int64_t requests) {
     int64_t id;
-    pthread_mutex_lock(p->lock);
+    poll_do_lock_writer(p);
     if (store_begin(p->db) == ERR_OK) {
         if (store_poll_begin(p->db, source, started, &id) == ERR_OK &&
             store_poll_end(p->db, id, poll_do_wall_now(), source_time, error, requests, 0) ==

@@ -85,7 +85,7 @@ void poll_do_insights(struct poll_do *p) {
     struct do_insights ins;
     bool have = fetch(p, &ins, &date, &r);
     int64_t seen = date ? date : poll_do_wall_now(), id = 0;
-    pthread_mutex_lock(p->lock);
+    poll_do_lock_writer(p);
     enum err rc = store_begin(p->db);
     if (rc == ERR_OK)
         rc = store_poll_begin(p->db, "do_insights", started, &id);

@@ -31,6 +31,7 @@ struct poll_do {
     struct http_client *http;
     struct store *db;
     pthread_mutex_t *lock;
+    char cluster[STORE_CLUSTER_MAX]; /* the rows' cluster (opt.cluster) */
     bool pools_dead; /* the last pools poll got nothing at all (cluster, pools, sizes) */
     /* user hooks (tests), wrapped by ours */
     void (*user_sleep)(void *ctx, long ms);
@@ -71,6 +72,9 @@ struct pages {
 };
 
 enum { K_SIZES, K_POOLS, K_INVOICES, K_ITEMS, K_HISTORY };
+
+/* Takes the writer lock and points the writer at this poller's cluster. */
+void poll_do_lock_writer(struct poll_do *p);
 
 /* --- poll_do_fetch.c --- */
 

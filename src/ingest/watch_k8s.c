@@ -151,16 +151,25 @@ static void opt_defaults(struct watch_k8s_options *o) {
         o->max_relists_per_min = WATCH_MAX_RELISTS_CAP;
 }
 
+void watch_k8s_lock_writer(struct watch_k8s *w) {
+    pthread_mutex_lock(w->writer_lock);
+    store_set_cluster(w->writer, w->cluster); /* fits: checked by watch_k8s_new */
+}
+
 static char *dup_opt(const char *s) {
     return s && *s ? xstrdup(s) : NULL;
 }
 
 enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer,
                        pthread_mutex_t *writer_lock, struct watch_k8s **out) {
-    if (!opt || !opt->api_url || !*opt->api_url || !writer || !writer_lock)
+    if (!opt || !opt->api_url || !*opt->api_url || !writer || !writer_lock ||
+        (opt->cluster && strlen(opt->cluster) >= STORE_CLUSTER_MAX))
         return ERR_INVAL;
     struct watch_k8s *w = xcalloc(1, sizeof *w);
+    snprintf(w->cluster, sizeof w->cluster, "%s",
+             opt->cluster && *opt->cluster ? opt->cluster : STORE_DEFAULT_CLUSTER);
     w->opt = *opt;
+    w->opt.cluster = w->cluster;
     opt_defaults(&w->opt);
     w->api_url = xstrdup(opt->api_url);
     size_t n = strlen(w->api_url);

@@ -46,8 +46,11 @@ struct watch_k8s_options {
     /* NULL, or the resolved connection for a static token, an exec plugin, a
      * client certificate and --kube-insecure (borrowed: must outlive the watcher) */
     const struct kube_conn *conn;
-    const char *ns;            /* NULL/"": all namespaces (copied) */
-    const char *job_selector;  /* label selector for Jobs, NULL: all (copied) */
+    const char *ns;           /* NULL/"": all namespaces (copied) */
+    const char *job_selector; /* label selector for Jobs, NULL: all (copied) */
+    /* fleet name of the cluster (store_set_cluster), NULL: the default; copied,
+     * at most STORE_CLUSTER_MAX - 1 bytes (ERR_INVAL otherwise) */
+    const char *cluster;
     bool events_v1;            /* events.k8s.io/v1 instead of core/v1 Events */
     int resync_seconds;        /* periodic relist; default 60 */
     int watch_timeout_seconds; /* server-side timeoutSeconds; default min(resync, 300) */

@@ -60,6 +60,7 @@ struct watch_k8s {
     char *api_url, *token_file, *ca_file, *ns, *job_selector;
     struct store *writer;
     pthread_mutex_t *writer_lock;
+    char cluster[STORE_CLUSTER_MAX]; /* the rows' cluster (opt.cluster) */
     struct informer inf[WATCH_MAX_RESOURCES];
     int n_inf;
     pthread_mutex_t mu; /* stop flag, stats, cond */
@@ -80,6 +81,8 @@ struct watch_k8s {
 
 /* --- watch_k8s.c --- */
 
+/* Takes the writer lock and points the writer at this watcher's cluster. */
+void watch_k8s_lock_writer(struct watch_k8s *w);
 /* The stop flag (under w->mu). */
 bool watch_k8s_stopping(struct watch_k8s *w);
 /* Waits ms or until stopped; false when stopped. */

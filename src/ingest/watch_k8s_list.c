@@ -65,7 +65,7 @@ static enum err apply_page(struct informer *in, const struct k8s_list *l, bool f
     struct store *s = w->writer;
     int64_t seen = watch_k8s_seen_time(date);
     uint64_t skipped = 0, vanished = 0;
-    pthread_mutex_lock(w->writer_lock);
+    watch_k8s_lock_writer(w);
     enum err rc = store_begin(s);
     if (rc == ERR_OK && first)
         rc = store_k8s_seen_reset(s, in->res.kind);
@@ -113,7 +113,7 @@ static void load_resume_point(struct informer *in) {
         return;
     struct watch_k8s *w = in->w;
     char rv[K8S_RV_MAX];
-    pthread_mutex_lock(w->writer_lock);
+    watch_k8s_lock_writer(w);
     enum err rc = store_k8s_watch_get(w->writer, in->res.name, rv, sizeof rv);
     pthread_mutex_unlock(w->writer_lock);
     if (rc == ERR_OK) {
@@ -128,7 +128,7 @@ enum err watch_k8s_informer_list(struct informer *in) {
     struct watch_k8s *w = in->w;
     load_resume_point(in);
     int64_t run_id = 0;
-    pthread_mutex_lock(w->writer_lock);
+    watch_k8s_lock_writer(w);
     enum err prc = store_poll_begin(w->writer, "k8s", (int64_t)time(NULL), &run_id);
     pthread_mutex_unlock(w->writer_lock);
     struct http_response resp;
@@ -201,7 +201,7 @@ enum err watch_k8s_informer_list(struct informer *in) {
                  resp.error[0] ? ": " : "", resp.error);
     http_response_release(&resp);
     if (prc == ERR_OK) {
-        pthread_mutex_lock(w->writer_lock);
+        watch_k8s_lock_writer(w);
         store_poll_end(w->writer, run_id, (int64_t)time(NULL), date, rc == ERR_OK ? NULL : errtext,
                        requests, (int64_t)items);
         pthread_mutex_unlock(w->writer_lock);

@@ -50,7 +50,7 @@ static bool on_line(void *ctx, const char *line, size_t len) {
     int64_t at = watch_k8s_event_time(sc->resp);
     enum err rc = ERR_OK;
     bool skipped = false;
-    pthread_mutex_lock(w->writer_lock);
+    watch_k8s_lock_writer(w);
     if (ev.type == K8S_BOOKMARK) {
         rc = store_k8s_watch_set(s, in->res.name, ev.resource_version, at);
     } else {

@@ -62,11 +62,19 @@ enum err store_fail(struct store *s, int rc, const char *what) {
     return ERR_DB;
 }
 
+/* A statement naming :cluster gets the cluster of the writes (store_set_cluster). */
+static void bind_cluster(struct store *s, sqlite3_stmt *st) {
+    int i = sqlite3_bind_parameter_index(st, ":cluster");
+    if (i > 0)
+        sqlite3_bind_text(st, i, s->cluster, -1, SQLITE_TRANSIENT);
+}
+
 enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out) {
     for (int i = 0; i < s->nstmts; i++) {
         if (s->stmts[i].sql == sql) {
             sqlite3_reset(s->stmts[i].st);
             sqlite3_clear_bindings(s->stmts[i].st);
+            bind_cluster(s, s->stmts[i].st);
             *out = s->stmts[i].st;
             return ERR_OK;
         }
@@ -85,6 +93,7 @@ enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out) {
         sqlite3_finalize(st);
         return ERR_DB;
     }
+    bind_cluster(s, st);
     *out = st;
     return ERR_OK;
 }
@@ -361,15 +370,15 @@ enum err store_integrity_ok(struct store *s, bool *ok) {
     return ERR_OK;
 }
 
-static const char SQL_POLL_BEGIN[] =
-    "INSERT INTO poll_runs(source, started_at, status) VALUES (?1, ?2, 'running')";
+static const char SQL_POLL_BEGIN[] = "INSERT INTO poll_runs(source, started_at, status, cluster) "
+                                     "VALUES (?1, ?2, 'running', CASE WHEN ?3 THEN :cluster END)";
 static const char SQL_POLL_END[] =
     "UPDATE poll_runs SET finished_at = ?2, source_time = ?3, status = ?4, error = ?5, "
     "requests = ?6, items = ?7 WHERE id = ?1";
 static const char SQL_POLL_LAST[] =
     "SELECT id, source, started_at, finished_at, source_time, status, error, requests, items "
     "FROM poll_runs WHERE source = ?1 AND status != 'running' AND (?2 = 0 OR status = 'ok') "
-    "ORDER BY id DESC LIMIT 1";
+    "AND (?3 IS NULL OR cluster = ?3) ORDER BY id DESC LIMIT 1";
 
 enum err store_poll_begin(struct store *s, const char *source, int64_t started_at, int64_t *id) {
     sqlite3_stmt *st;
@@ -378,6 +387,8 @@ enum err store_poll_begin(struct store *s, const char *source, int64_t started_a
         return rc;
     store_bind_text(st, 1, source);
     sqlite3_bind_int64(st, 2, started_at);
+    /* the cluster's own sources (schema/009): Kubernetes and the node pools */
+    sqlite3_bind_int(st, 3, !strcmp(source, "k8s") || !strcmp(source, "do"));
     if ((rc = store_exec_stmt(s, st)) != ERR_OK)
         return rc;
     *id = sqlite3_last_insert_rowid(s->db);
@@ -402,12 +413,18 @@ enum err store_poll_end(struct store *s, int64_t id, int64_t finished_at, int64_
 
 enum err store_poll_last(struct store *s, const char *source, bool ok_only,
                          struct store_poll *out) {
+    return store_poll_last_cluster(s, source, NULL, ok_only, out);
+}
+
+enum err store_poll_last_cluster(struct store *s, const char *source, const char *cluster,
+                                 bool ok_only, struct store_poll *out) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_POLL_LAST, &st);
     if (rc != ERR_OK)
         return rc;
     store_bind_text(st, 1, source);
     sqlite3_bind_int(st, 2, ok_only ? 1 : 0);
+    store_bind_text(st, 3, cluster);
     int r = sqlite3_step(st);
     if (r == SQLITE_DONE) {
         sqlite3_reset(st);

@@ -86,5 +86,8 @@ enum err store_poll_end(struct store *s, int64_t id, int64_t finished_at, int64_
 /* Latest finished run of source (ok_only: latest successful one).
  * ERR_NOTFOUND when there is none. */
 enum err store_poll_last(struct store *s, const char *source, bool ok_only, struct store_poll *out);
+/* store_poll_last of one cluster's runs of source (cluster NULL: any). */
+enum err store_poll_last_cluster(struct store *s, const char *source, const char *cluster,
+                                 bool ok_only, struct store_poll *out);
 
 #endif

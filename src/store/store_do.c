@@ -18,9 +18,10 @@ static enum err bind_price(sqlite3_stmt *st, int idx, int64_t price) {
 }
 
 static const char SQL_CLUSTER[] =
-    "INSERT INTO clusters(id, name, region, version, first_seen, last_seen) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(id) DO UPDATE SET "
+    "INSERT INTO clusters(id, name, region, version, first_seen, last_seen, cluster) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?5, :cluster) ON CONFLICT(id) DO UPDATE SET "
     "name = excluded.name, region = excluded.region, version = excluded.version, "
+    "cluster = excluded.cluster, "
     "first_seen = MIN(clusters.first_seen, excluded.first_seen), "
     "last_seen = MAX(clusters.last_seen, excluded.last_seen)";
 
@@ -118,8 +119,8 @@ static const char SQL_UNRECLAIM[] =
 static const char SQL_POOL[] =
     "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, capacity_basis, "
     "price_hourly_micro, auto_scale, min_nodes, max_nodes, node_count, labels_json, taints_json, "
-    "first_seen, last_seen, deleted_at) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, NULL) "
+    "first_seen, last_seen, deleted_at, cluster) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, NULL, :cluster) "
     "ON CONFLICT(id) DO UPDATE SET cluster_id = excluded.cluster_id, name = excluded.name, "
     "size = excluded.size, capacity_type = excluded.capacity_type, "
     "capacity_basis = excluded.capacity_basis, "
@@ -163,8 +164,9 @@ enum err store_do_upsert_pool(struct store *s, const char *cluster_id, const str
 
 static const char SQL_NODE[] =
     "INSERT INTO nodes(name, do_id, pool_id, droplet_id, size, capacity_type, "
-    "price_hourly_micro, created_at, do_state, first_seen, last_seen) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10) ON CONFLICT(name) DO UPDATE SET "
+    "price_hourly_micro, created_at, do_state, first_seen, last_seen, cluster) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, :cluster) ON CONFLICT(name) DO UPDATE "
+    "SET "
     "do_id = excluded.do_id, pool_id = excluded.pool_id, "
     "droplet_id = COALESCE(excluded.droplet_id, nodes.droplet_id), size = excluded.size, "
     "capacity_type = excluded.capacity_type, "
@@ -199,9 +201,9 @@ static const char SQL_LIVE_POOLS[] = "SELECT id, capacity_type, node_count FROM 
                                      "WHERE cluster_id = ?1 AND deleted_at IS NULL";
 static const char SQL_POOL_GONE[] = "UPDATE node_pools SET deleted_at = ?2 WHERE id = ?1";
 static const char SQL_RECLAIM[] =
-    "INSERT OR IGNORE INTO reclaims(pool_id, detected_at, nodes) VALUES (?1, ?2, "
+    "INSERT OR IGNORE INTO reclaims(pool_id, detected_at, nodes, cluster) VALUES (?1, ?2, "
     "(SELECT COUNT(*) FROM nodes WHERE pool_id = ?1 AND do_id IS NOT NULL AND "
-    "(do_deleted_at IS NULL OR do_deleted_at = ?2)))";
+    "(do_deleted_at IS NULL OR do_deleted_at = ?2)), :cluster)";
 static const char SQL_LIVE_NODES[] =
     "SELECT name FROM nodes WHERE do_id IS NOT NULL AND do_deleted_at IS NULL AND pool_id IN "
     "(SELECT id FROM node_pools WHERE cluster_id = ?1)";

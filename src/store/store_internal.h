@@ -47,6 +47,8 @@ bool store_memo_window(struct store_memo *m, uint64_t gen, int64_t from, int64_t
                        int64_t out[2]);
 void store_memo_set_window(struct store_memo *m, uint64_t gen, int64_t from, int64_t to,
                            const int64_t v[2]);
+/* A statement that names the parameter :cluster comes back with the cluster of
+ * the writes (store_set_cluster) bound to it. */
 enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out);
 /* Steps a statement that returns no rows; resets it. ERR_DB (logged) on failure. */
 enum err store_exec_stmt(struct store *s, sqlite3_stmt *st);

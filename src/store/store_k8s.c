@@ -45,10 +45,10 @@ static const char SQL_TASK_UPSERT[] =
     "INSERT INTO tasks(uid, job_uid, completion_index, namespace, name, configuration, "
     "experiment, created_at, started_at, completed_at, outcome, outcome_reason, backoff_limit, "
     "active_deadline, ttl_after_finished, has_pod_failure_policy, pfp_ignores_disruption, "
-    "spec_json, deleted_at, first_seen, last_seen, completions) "
+    "spec_json, deleted_at, first_seen, last_seen, completions, cluster) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
     "CASE WHEN ?11 = 'succeeded' AND ?21 THEN COALESCE(" INDEX_FINISH("?1") ", ?10) ELSE ?10 END, "
-    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?22) "
+    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?22, :cluster) "
     "ON CONFLICT(uid) DO UPDATE SET "
     KEEP_NEW("configuration") ", "
     KEEP_NEW("experiment") ", "
@@ -74,7 +74,7 @@ static const char SQL_TASK_UPSERT[] =
 
 static const char SQL_TASK_PLACEHOLDER[] =
     "INSERT OR IGNORE INTO tasks(uid, job_uid, completion_index, namespace, name, first_seen, "
-    "last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)";
+    "last_seen, cluster) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, :cluster)";
 
 /* an index task that succeeded: its completion is its first succeeded pod's
  * finish (replacing an estimate from the time the index was seen complete) */
@@ -87,10 +87,10 @@ static const char SQL_ATTEMPT_UPSERT[] =
     "pool_id, gpu_request, cpu_request_milli, created_at, scheduled_at, started_at, finished_at, "
     "deleted_at, delete_requested_at, phase, reason, exit_code, disruption_at, disruption_reason, "
     "report_status, report_work_seconds, report_restore_seconds, report_checkpoint_seconds, "
-    "first_seen, last_seen, terminal_seen_at) "
+    "first_seen, last_seen, terminal_seen_at, cluster) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT n.pool_id FROM nodes n WHERE n.name = ?7), ?8, "
     "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?25, "
-    "?26) "
+    "?26, :cluster) "
     "ON CONFLICT(uid) DO UPDATE SET "
     KEEP_OLD("node_name") ", "
     KEEP_OLD("pool_id") ", "
@@ -128,8 +128,9 @@ static const char SQL_ATTEMPT_NOT_READY_NODE[] =
 static const char SQL_NODE_UPSERT[] =
     "INSERT INTO nodes(name, k8s_uid, pool_id, droplet_id, created_at, ready_at, k8s_deleted_at, "
     "not_ready_at, cordoned_at, unschedulable, ready_status, ready_since, gpu_allocatable, "
-    "cpu_allocatable_milli, labels_json, first_seen, last_seen) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16) "
+    "cpu_allocatable_milli, labels_json, first_seen, last_seen, cluster) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?16, "
+    ":cluster) "
     "ON CONFLICT(name) DO UPDATE SET "
     KEEP_NEW("k8s_uid") ", "
     KEEP_OLD("pool_id") ", "
@@ -151,8 +152,8 @@ static const char SQL_NODE_UPSERT[] =
 
 /* evidence about a node from events only: create a bare row if needed */
 static const char SQL_NODE_EVIDENCE[] =
-    "INSERT INTO nodes(name, k8s_deleted_at, not_ready_at, ready_at, first_seen, last_seen) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?5) ON CONFLICT(name) DO UPDATE SET "
+    "INSERT INTO nodes(name, k8s_deleted_at, not_ready_at, ready_at, first_seen, last_seen, "
+    "cluster) VALUES (?1, ?2, ?3, ?4, ?5, ?5, :cluster) ON CONFLICT(name) DO UPDATE SET "
     MIN_KNOWN("k8s_deleted_at") ", "
     MIN_KNOWN("not_ready_at") ", "
     MIN_KNOWN("ready_at");
@@ -167,8 +168,8 @@ static const char SQL_ATTEMPT_POOL_FILL[] =
 
 static const char SQL_EVENT_UPSERT[] =
     "INSERT INTO events(uid, namespace, object_kind, object_name, object_uid, object_namespace, "
-    "source, reason, message, type, first_at, last_at, count, first_seen) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+    "source, reason, message, type, first_at, last_at, count, first_seen, cluster) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, :cluster) "
     "ON CONFLICT(uid) DO UPDATE SET "
     MIN_KNOWN("first_at") ", "
     MAX_KNOWN("last_at") ", "
@@ -183,18 +184,24 @@ static const char SQL_SEEN_CREATE[] =
     "PRIMARY KEY (kind, uid))";
 static const char SQL_SEEN_CLEAR[] = "DELETE FROM temp.k8s_seen WHERE kind = ?1";
 static const char SQL_SEEN_ADD[] = "INSERT OR IGNORE INTO temp.k8s_seen(kind, uid) VALUES (?1, ?2)";
+/* a relist speaks for its own cluster only (schema/009): another cluster's rows
+ * are never marked deleted by it */
 static const char SQL_VANISH_JOB[] =
     "UPDATE tasks SET deleted_at = ?2 WHERE deleted_at IS NULL AND (?1 IS NULL OR namespace = ?1) "
+    "AND cluster = :cluster "
     "AND job_uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'job')";
 static const char SQL_VANISH_POD[] =
     "UPDATE attempts SET deleted_at = ?2 WHERE deleted_at IS NULL AND (?1 IS NULL OR namespace = "
-    "?1) AND uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'pod')";
+    "?1) AND cluster = :cluster "
+    "AND uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'pod')";
 static const char SQL_VANISH_PDB[] =
     "UPDATE pdbs SET deleted_at = ?2 WHERE deleted_at IS NULL AND (?1 IS NULL OR namespace = ?1) "
+    "AND cluster = :cluster "
     "AND uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'pdb')";
 static const char SQL_VANISH_NODE[] =
     "UPDATE nodes SET k8s_deleted_at = ?2 WHERE k8s_deleted_at IS NULL AND k8s_uid IS NOT NULL "
-    "AND (?1 IS NULL OR 1) AND k8s_uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'node')";
+    "AND (?1 IS NULL OR 1) AND cluster = :cluster "
+    "AND k8s_uid NOT IN (SELECT uid FROM temp.k8s_seen WHERE kind = 'node')";
 
 static const char SQL_WATCH_GET[] =
     "SELECT resource_version FROM watch_state WHERE resource = ?1 AND cluster = ?2";

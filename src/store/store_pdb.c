@@ -10,8 +10,8 @@
 static const char SQL_PDB_UPSERT[] =
     "INSERT INTO pdbs(uid, namespace, name, min_available, min_available_pct, max_unavailable, "
     " max_unavailable_pct, selector_json, expected_pods, current_healthy, desired_healthy, "
-    " disruptions_allowed, created_at, deleted_at, first_seen, last_seen) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15) "
+    " disruptions_allowed, created_at, deleted_at, first_seen, last_seen, cluster) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, :cluster) "
     "ON CONFLICT(uid) DO UPDATE SET namespace = excluded.namespace, name = excluded.name, "
     " min_available = excluded.min_available, min_available_pct = excluded.min_available_pct, "
     " max_unavailable = excluded.max_unavailable, "

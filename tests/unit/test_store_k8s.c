@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "source/k8s_api.h"
 #include "k8s_fixtures.h"
+#include "k8s_load.h"
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "store/store_k8s.h"
@@ -64,20 +65,7 @@ static int64_t ts(const char *s) {
 
 static void load_list(struct store *s, const char *dir, const char *name, enum k8s_kind kind,
                       int64_t seen_at) {
-    size_t len = 0;
-    char *body = fx_read_in(dir, name, &len);
-    assert_non_null(body);
-    struct k8s_list l;
-    assert_int_equal(k8s_list_parse(body, len, kind, &l), ERR_OK);
-    free(body);
-    assert_int_equal(store_begin(s), ERR_OK);
-    for (size_t i = 0; i < l.n; i++) {
-        if (kind == K8S_EVENT && !k8s_event_is_relevant(&l.items[i].u.event))
-            continue;
-        assert_int_equal(store_k8s_put(s, &l.items[i], 0, seen_at), ERR_OK);
-    }
-    assert_int_equal(store_commit(s), ERR_OK);
-    k8s_list_release(&l);
+    k8s_load_list(s, dir, name, kind, seen_at);
 }
 
 static void load_watch(struct store *s, const char *dir, const char *name, int64_t date) {
