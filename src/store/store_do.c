@@ -370,10 +370,64 @@ static const char SQL_ITEM[] =
     "end_time, project_name, category) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 
+static const char SQL_ITEMS_NOW[] =
+    "SELECT product, resource_uuid, resource_id, group_description, description, amount_micro, "
+    "duration, duration_unit, start_time, end_time, project_name, category "
+    "FROM invoice_items WHERE invoice_uuid = ?1 ORDER BY ordinal";
+
+static bool same_text(sqlite3_stmt *st, int col, const char *v) {
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? v && strcmp((const char *)t, v) == 0 : v == NULL;
+}
+
+static bool same_time(sqlite3_stmt *st, int col, int64_t t) {
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        return t == 0;
+    return t != 0 && sqlite3_column_int64(st, col) == t;
+}
+
+/* Whether the stored items of uuid are exactly v[0..n) (what the insert below
+ * would write): the preview invoice is fetched every billing poll, and a
+ * re-write of the same items must not mark its month changed. */
+static enum err items_unchanged(struct store *s, const char *uuid, const struct do_invoice_item *v,
+                                size_t n, bool *same) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_ITEMS_NOW, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, uuid);
+    size_t i = 0;
+    bool eq = true;
+    int r;
+    while (eq && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (i >= n) {
+            eq = false;
+            break;
+        }
+        const struct do_invoice_item *it = &v[i];
+        eq = same_text(st, 0, it->product) && same_text(st, 1, it->resource_uuid) &&
+             same_text(st, 2, it->resource_id) && same_text(st, 3, it->group_description) &&
+             same_text(st, 4, it->description) && sqlite3_column_int64(st, 5) == it->amount &&
+             same_text(st, 6, it->duration) && same_text(st, 7, it->duration_unit) &&
+             same_time(st, 8, it->start_time) && same_time(st, 9, it->end_time) &&
+             same_text(st, 10, it->project_name) && same_text(st, 11, it->category);
+        i++;
+    }
+    if (eq && r != SQLITE_DONE)
+        rc = store_fail(s, r, "invoice items");
+    sqlite3_reset(st);
+    *same = eq && i == n;
+    return rc;
+}
+
 enum err store_do_replace_invoice_items(struct store *s, const char *uuid,
                                         const struct do_invoice_item *v, size_t n) {
+    bool same = false;
+    enum err rc = items_unchanged(s, uuid, v, n, &same);
+    if (rc != ERR_OK || same)
+        return rc;
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_ITEMS_DEL, &st);
+    rc = store_stmt(s, SQL_ITEMS_DEL, &st);
     if (rc != ERR_OK)
         return rc;
     store_bind_text(st, 1, uuid);

@@ -52,7 +52,8 @@ enum err store_do_mark_vanished(struct store *s, const char *cluster_id,
 enum err store_do_upsert_invoice(struct store *s, const struct do_invoice *v, int64_t seen);
 /* Whether items of the invoice are stored. */
 enum err store_do_invoice_has_items(struct store *s, const char *uuid, bool *has);
-/* Replaces the invoice's items (ordinal = position in the list). */
+/* Replaces the invoice's items (ordinal = position in the list); when they equal
+ * the stored ones nothing is written (no change mark, schema/010). */
 enum err store_do_replace_invoice_items(struct store *s, const char *uuid,
                                         const struct do_invoice_item *v, size_t n);
 /* Inserts a billing history entry unless the same one is stored. */

@@ -134,6 +134,9 @@ static const char SQL_SPAN_BOUND[] =
 static const char SQL_LIFE_BOUND[] = "SELECT max(completed_at - created_at) FROM tasks";
 static const char SQL_MARKS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_marks "
                                 "WHERE day = 0 OR (day >= ?1 AND day <= ?2)";
+/* schema/010: facts that span days, counted where their span meets [?1, ?2] */
+static const char SQL_SPANS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_spans "
+                                "WHERE lo <= ?2 AND hi >= ?1";
 
 static int64_t bound(struct store *s, const char *sql, enum err *rc) {
     sqlite3_stmt *st;
@@ -165,23 +168,30 @@ enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t
     enum err rc = reach(s, &span, &life);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_stmt *st;
-    if ((rc = store_stmt(s, SQL_MARKS, &st)) != ERR_OK)
-        return rc;
     int64_t lo = from - span - life - 86400, hi = to + life + 86400;
-    sqlite3_bind_int64(st, 1, lo < 0 ? 0 : lo / 86400);
-    sqlite3_bind_int64(st, 2, hi / 86400);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW) {
-        out[0] = sqlite3_column_int64(st, 0);
-        out[1] = sqlite3_column_int64(st, 1);
-        rc = ERR_OK;
+    int64_t v[2] = {0, 0};
+    const char *const sql[2] = {SQL_MARKS, SQL_SPANS};
+    for (int k = 0; k < 2 && rc == ERR_OK; k++) {
+        sqlite3_stmt *st;
+        if ((rc = store_stmt(s, sql[k], &st)) != ERR_OK)
+            return rc;
+        sqlite3_bind_int64(st, 1, lo < 0 ? 0 : lo / 86400);
+        sqlite3_bind_int64(st, 2, hi / 86400);
+        int r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+            v[0] += sqlite3_column_int64(st, 0);
+            v[1] += sqlite3_column_int64(st, 1);
+        } else {
+            rc = store_fail(s, r, "window version");
+        }
+        sqlite3_reset(st);
+    }
+    if (rc == ERR_OK) {
+        out[0] = v[0];
+        out[1] = v[1];
         if (tracked)
             store_memo_set_window(store_memo(s), gen, from, to, out);
-    } else {
-        rc = store_fail(s, r, "window version");
     }
-    sqlite3_reset(st);
     return rc;
 }
 
@@ -201,6 +211,95 @@ static size_t lower(const int64_t *day, size_t n, int64_t d) {
             hi = mid;
     }
     return lo;
+}
+
+/* A span's end and its weight, sortable by the end. */
+struct span_end {
+    int64_t day, n;
+};
+
+static int cmp_end(const void *a, const void *b) {
+    const struct span_end *x = a, *y = b;
+    return (x->day > y->day) - (x->day < y->day);
+}
+
+/* The spans (schema/010) that meet [lo, hi], sorted by first day (by_lo) and by
+ * last day (by_hi), each with prefix sums of n (pre_*[i] = Σ n of entries before
+ * i): a day's reach [a, b] meets every span except those starting after b and
+ * those ending before a, two disjoint sets counted by binary search. */
+struct spans {
+    struct span_end *by_lo, *by_hi;
+    int64_t *pre_lo, *pre_hi, total;
+    size_t n;
+};
+
+static const char SQL_SPANS_ALL[] =
+    "SELECT lo, hi, n FROM change_spans WHERE lo <= ?2 AND hi >= ?1";
+
+static enum err spans_load(struct store *s, int64_t lo, int64_t hi, struct spans *sp) {
+    memset(sp, 0, sizeof *sp);
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_SPANS_ALL, &st);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, lo);
+    sqlite3_bind_int64(st, 2, hi);
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sp->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            sp->by_lo = xrealloc(sp->by_lo, cap * sizeof *sp->by_lo);
+            sp->by_hi = xrealloc(sp->by_hi, cap * sizeof *sp->by_hi);
+        }
+        int64_t n = sqlite3_column_int64(st, 2);
+        sp->by_lo[sp->n] = (struct span_end){sqlite3_column_int64(st, 0), n};
+        sp->by_hi[sp->n] = (struct span_end){sqlite3_column_int64(st, 1), n};
+        sp->total += n;
+        sp->n++;
+    }
+    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "change spans");
+    sqlite3_reset(st);
+    if (sp->n) {
+        qsort(sp->by_lo, sp->n, sizeof *sp->by_lo, cmp_end);
+        qsort(sp->by_hi, sp->n, sizeof *sp->by_hi, cmp_end);
+    }
+    sp->pre_lo = xcalloc(sp->n + 1, sizeof *sp->pre_lo);
+    sp->pre_hi = xcalloc(sp->n + 1, sizeof *sp->pre_hi);
+    for (size_t i = 0; i < sp->n; i++) {
+        sp->pre_lo[i + 1] = sp->pre_lo[i] + sp->by_lo[i].n;
+        sp->pre_hi[i + 1] = sp->pre_hi[i] + sp->by_hi[i].n;
+    }
+    return rc;
+}
+
+/* First index in v[0..n) with v[i].day >= d. */
+static size_t lower_end(const struct span_end *v, size_t n, int64_t d) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].day < d)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Σ n and count of the spans meeting [a, b] (a <= b). */
+static void spans_meeting(const struct spans *sp, int64_t a, int64_t b, int64_t *sum,
+                          int64_t *cnt) {
+    size_t after = lower_end(sp->by_lo, sp->n, b + 1); /* lo > b: [after, n) */
+    size_t before = lower_end(sp->by_hi, sp->n, a);    /* hi < a: [0, before) */
+    *sum = sp->total - (sp->pre_lo[sp->n] - sp->pre_lo[after]) - sp->pre_hi[before];
+    *cnt = (int64_t)sp->n - (int64_t)(sp->n - after) - (int64_t)before;
+}
+
+static void spans_free(struct spans *sp) {
+    free(sp->by_lo);
+    free(sp->by_hi);
+    free(sp->pre_lo);
+    free(sp->pre_hi);
 }
 
 static void day_range(int64_t d, int64_t span, int64_t life, int64_t *lo_d, int64_t *hi_d) {
@@ -250,6 +349,11 @@ enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*o
     }
     rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "day versions");
     sqlite3_reset(st);
+    struct spans sp;
+    if (rc == ERR_OK)
+        rc = spans_load(s, lo0, hi1, &sp);
+    else
+        memset(&sp, 0, sizeof sp);
     for (int64_t d = d0; rc == ERR_OK && d < d1; d++) {
         int64_t lo_d, hi_d;
         day_range(d, span, life, &lo_d, &hi_d);
@@ -260,9 +364,12 @@ enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*o
             sum += n0;
             cnt++;
         }
-        out[d - d0][0] = sum;
-        out[d - d0][1] = cnt;
+        int64_t ssum, scnt;
+        spans_meeting(&sp, lo_d, hi_d, &ssum, &scnt);
+        out[d - d0][0] = sum + ssum;
+        out[d - d0][1] = cnt + scnt;
     }
+    spans_free(&sp);
     free(day);
     free(pre);
     return rc;

@@ -386,6 +386,7 @@ static const struct fault_case CASES[] = {
     {OP_WINDOW_VERSION, "attempts", UNREADABLE, ERR_DB},
     {OP_WINDOW_VERSION, "tasks", MISSING, ERR_DB},
     {OP_WINDOW_VERSION, "change_marks", MISSING, ERR_DB},
+    {OP_WINDOW_VERSION, "change_spans", MISSING, ERR_DB},
     {OP_WINDOW_VERSION, "change_marks", UNREADABLE, ERR_DB},
     /* exports */
     {OP_EXPORT_PUT, "exports", MISSING, ERR_DB},
@@ -432,7 +433,9 @@ static const struct fault_case CASES[] = {
     {OP_HAS_ITEMS, "invoice_items", UNREADABLE, ERR_DB},
     {OP_ITEMS, "invoice_items", MISSING, ERR_DB},
     {OP_ITEMS, "invoice_items", REFUSED, ERR_DB},
-    {OP_ITEMS, "invoices", MISSING, ERR_OK},
+    /* the items' change mark reads their invoice's month (schema/010) */
+    {OP_ITEMS, "invoices", MISSING, ERR_DB},
+    {OP_ITEMS, "exports", MISSING, ERR_OK},
     {OP_BILLING, "billing_history", MISSING, ERR_DB},
     {OP_BILLING, "billing_history", REFUSED, ERR_DB},
     {OP_BALANCE, "balance_snapshots", MISSING, ERR_DB},
