@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "http/api.h"
+#include "http/api_cost.h"
 #include "service/app.h"
 #include "service/config.h"
 #include "query/export.h"
@@ -60,7 +61,7 @@ void api_exports(struct request *req, struct response *resp) {
 }
 
 void api_export_csv(struct request *req, struct response *resp) {
-    static const char *const extra[] = {"week", "kind", NULL};
+    static const char *const extra[] = {"week", "kind", "basis", NULL};
     const char *week = request_param(req, "week");
     const char *k = request_param(req, "kind");
     enum export_kind kind;
@@ -99,33 +100,67 @@ void api_export_csv(struct request *req, struct response *resp) {
     }
     for (int i = 0; i < req->nparams; i++) {
         const char *key = req->params[i].key;
-        if (week && strcmp(key, "week") && strcmp(key, "kind")) {
+        if (week && strcmp(key, "week") && strcmp(key, "kind") && strcmp(key, "basis")) {
             response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", key);
             return;
         }
+    }
+    bool completion;
+    if (!api_basis_parse(req, resp, &completion))
+        return;
+    if (completion && kind == EXPORT_TASKS) {
+        response_error(resp, 400, "bad_parameter",
+                       "basis: the tasks file has one basis (each task's whole-life cost, in the "
+                       "window it completed); basis=completion applies to kind=summary");
+        return;
     }
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return;
     }
     int64_t now = api_now(req);
-    /* a week is computed as of its end, exactly as the weekly file */
-    int64_t as_of = week && now > to ? to : now;
-    enum err rc = export_build(req->db, req->app ? &req->app->calc : NULL, kind, from, to, label,
-                               as_of, &resp->body, NULL);
+    /* a window that is over is computed as of its end (a week exactly as the
+     * weekly file), as the summary is: its bytes then depend only on the rows */
+    int64_t as_of = now > to ? to : now;
+    /* a closed window's file is kept in the response cache (the summary's 95 %
+     * intervals resample every task of the window: computed once) */
+    struct api_query cq;
+    memset(&cq, 0, sizeof cq);
+    cq.w.from = from;
+    cq.w.to = to;
+    char key[96];
+    snprintf(key, sizeof key, "csv|%s|%s", k, label);
+    struct api_cache_slot slot;
+    bool hit = api_cache_lookup_basis(req, resp, &cq, completion, key, &slot);
+    struct export_opts o = {.completion = completion};
+    enum err rc = hit ? ERR_OK
+                      : export_build_opts(req->db, req->app ? &req->app->calc : NULL, kind, from,
+                                          to, label, as_of, &o, &resp->body, NULL);
+    if (rc == ERR_TOOBIG && completion) {
+        response_error(resp, 400, "bad_parameter",
+                       "basis: the tasks completed in this window ran over more than %d windows "
+                       "of its length; ask for a longer window",
+                       COST_BASIS_MAX_WINDOWS);
+        return;
+    }
     if (rc != ERR_OK) {
         response_error(resp, rc == ERR_DB || rc == ERR_BUSY ? 503 : 500, "internal",
                        "cannot build the CSV: %s", err_str(rc));
         return;
     }
     char disp[128];
+    /* a completion-basis file never takes the weekly file's name */
+    const char *sfx = completion ? "-completion" : "";
     if (week)
-        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s.csv\"", week, k);
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s%s.csv\"", week, k,
+                 sfx);
     else
-        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s.csv\"", k);
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s%s.csv\"", k, sfx);
     response_header(resp, "Content-Disposition", disp);
     resp->status = 200;
     resp->content_type = "text/csv; charset=utf-8; header=present";
+    if (!hit)
+        api_cache_store(req, resp, &slot);
 }
 
 void api_export_run(struct request *req, struct response *resp) {

@@ -10,8 +10,9 @@
 #include <stdbool.h>
 
 #include "http/api.h"
+#include "query/uncertainty.h"
 
-#define API_UNC_MAX_DAYS 35
+#define API_UNC_MAX_DAYS UNC_MAX_WINDOW_DAYS
 #define API_UNC_MIN_RESAMPLES 100
 #define API_UNC_MAX_RESAMPLES 10000
 

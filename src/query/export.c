@@ -87,90 +87,6 @@ void export_csv_sink_init(struct export_sink *k, struct csv *c, struct buf *out)
                               .end = csv_sink_end};
 }
 
-const char *const export_summary_header[] = {"period",
-                                             "from",
-                                             "to",
-                                             "configuration",
-                                             "basis",
-                                             "tasks_succeeded",
-                                             "tasks_failed",
-                                             "tasks_running",
-                                             "attempts",
-                                             "retries",
-                                             "interruptions",
-                                             "duplicates",
-                                             "cost_usd",
-                                             "cost_per_successful_task_usd",
-                                             "useful_cost_usd",
-                                             "restore_cost_usd",
-                                             "wasted_cost_usd",
-                                             "running_cost_usd",
-                                             "idle_cost_usd",
-                                             "restore_seconds_total",
-                                             "restore_seconds_p50",
-                                             "restore_seconds_p95",
-                                             "savings_vs_on_demand_percent",
-                                             "break_even_overhead_percent",
-                                             "measured_overhead_percent",
-                                             NULL};
-
-void export_summary_rows(const struct cost_result *r, const char *label,
-                         const struct export_sink *k) {
-    void *x = k->ctx;
-    k->header(x, export_summary_header);
-    for (int i = 0; i < COST_NCONFIG; i++) {
-        const struct cost_config_result *cr = &r->configs[i];
-        k->text(x, label);
-        k->time(x, r->from);
-        k->time(x, r->to);
-        k->text(x, cost_config_name((enum cost_config)i));
-        k->text(x, "measured");
-        k->integer(x, cr->tasks_succeeded);
-        k->integer(x, cr->tasks_failed);
-        k->integer(x, cr->tasks_running);
-        k->integer(x, cr->attempts);
-        k->integer(x, cr->retries);
-        k->integer(x, cr->interruptions);
-        k->integer(x, cr->duplicates);
-        k->money(x, cr->cost);
-        k->money(x, cr->cost_per_successful_task);
-        k->money(x, cr->useful_cost);
-        k->money(x, cr->restore_cost);
-        k->money(x, cr->wasted_cost);
-        k->money(x, cr->running_cost);
-        k->money(x, cr->idle_cost);
-        k->integer(x, cr->restore.total);
-        k->integer(x, cr->restore.p50);
-        k->integer(x, cr->restore.p95);
-        k->percent_bp(x, cr->savings_vs_on_demand_bp);
-        k->percent_bp(x, cr->break_even_overhead_bp);
-        k->percent_bp(x, cr->measured_overhead_bp);
-        k->end(x);
-    }
-    const struct cost_counterfactual *cf = &r->counterfactual;
-    k->text(x, label);
-    k->time(x, r->from);
-    k->time(x, r->to);
-    k->text(x, "on-demand");
-    k->text(x, "counterfactual");
-    k->integer(x, cf->tasks);   /* as the API's tasks_succeeded of this row */
-    for (int i = 0; i < 6; i++) /* failed .. duplicates: not applicable */
-        k->text(x, NULL);
-    k->money(x, cf->cost);
-    k->money(x, cf->cost_per_successful_task);
-    for (int i = 0; i < 11; i++)
-        k->text(x, NULL);
-    k->end(x);
-}
-
-enum err export_summary_csv(const struct cost_result *r, const char *label, struct buf *out) {
-    struct csv c;
-    struct export_sink k;
-    export_csv_sink_init(&k, &c, out);
-    export_summary_rows(r, label, &k);
-    return c.rc;
-}
-
 const char *const export_tasks_header[] = {"task_uid",        "namespace",  "name",
                                            "configuration",   "experiment", "outcome",
                                            "attempts",        "retries",    "interruptions",
@@ -211,29 +127,68 @@ enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
     return c.rc;
 }
 
+/* The summary of [from, to) on o's basis with its intervals, to every sink.
+ * The intervals are drawn from the accrual window's tasks (docs/uncertainty.md);
+ * on the completion basis their cells are empty and say so. */
+static enum err summary_sinks(struct store *db, const struct calc_settings *cfg, int64_t from,
+                              int64_t to, const char *label, int64_t now,
+                              const struct export_opts *o, const struct export_sink *const *sinks,
+                              int nsinks) {
+    struct calc c;
+    struct cost_query q;
+    memset(&q, 0, sizeof q);
+    q.from = from;
+    q.to = to;
+    q.now = now;
+    bool completion = o && o->completion;
+    int resamples = o ? o->resamples : 0;
+    struct cost_completion comp;
+    struct unc_result unc;
+    struct export_summary_extra e = {.comp = completion ? &comp : NULL};
+    char why[96];
+    enum err rc;
+    if (completion) {
+        rc = calc_completion(db, cfg, from, to, &q, &c, &comp);
+        e.unc_reason = "95% intervals are drawn on the accrual basis only";
+    } else {
+        if (to - from > (int64_t)UNC_MAX_WINDOW_DAYS * 86400) {
+            resamples = -1;
+            snprintf(why, sizeof why, "windows longer than %d days are not resampled",
+                     UNC_MAX_WINDOW_DAYS);
+            e.unc_reason = why;
+        }
+        q.want_attempts = resamples >= 0; /* the bootstrap reads per-task figures */
+        rc = calc_run(db, cfg, from, to, &q, &c);
+    }
+    if (rc != ERR_OK)
+        return rc;
+    if (!completion && resamples >= 0) {
+        struct boot_params p = {.resamples = resamples};
+        rc = unc_compute(&c.data->in, &q, c.res, &p, &unc);
+        e.unc = rc == ERR_OK ? &unc : NULL;
+    }
+    if (rc == ERR_OK)
+        for (int i = 0; i < nsinks; i++)
+            export_summary_rows(c.res, label, &e, sinks[i]);
+    calc_release(&c);
+    return rc;
+}
+
 /* Computes the rows of one kind for [from, to) once and hands them to every sink. */
 enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
                             enum export_kind kind, int64_t from, int64_t to, const char *label,
-                            int64_t now, const struct export_sink *const *sinks, int nsinks,
-                            int64_t *rows) {
+                            int64_t now, const struct export_opts *o,
+                            const struct export_sink *const *sinks, int nsinks, int64_t *rows) {
     struct calc c;
     enum err rc;
     if (kind == EXPORT_SUMMARY) {
-        struct cost_query q;
-        memset(&q, 0, sizeof q);
-        q.from = from;
-        q.to = to;
-        q.now = now;
-        rc = calc_run(db, cfg, from, to, &q, &c);
-        if (rc != ERR_OK)
-            return rc;
-        for (int i = 0; i < nsinks; i++)
-            export_summary_rows(c.res, label, sinks[i]);
-        if (rows)
+        rc = summary_sinks(db, cfg, from, to, label, now, o, sinks, nsinks);
+        if (rc == ERR_OK && rows)
             *rows = COST_NCONFIG + 1;
-        calc_release(&c);
-        return ERR_OK;
+        return rc;
     }
+    if (o && o->completion)
+        return ERR_INVAL; /* the tasks file has one basis (README "CSV exports") */
     rc = calc_task_life(db, cfg, from, to, now, &c);
     if (rc != ERR_OK)
         return rc;
@@ -254,13 +209,19 @@ enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
     return rc;
 }
 
-enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
-                      int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
-                      int64_t *rows) {
+enum err export_build_opts(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
+                           int64_t from, int64_t to, const char *label, int64_t now,
+                           const struct export_opts *o, struct buf *out, int64_t *rows) {
     struct csv c;
     struct export_sink k;
     export_csv_sink_init(&k, &c, out);
     const struct export_sink *sinks[] = {&k};
-    enum err rc = export_build_sinks(db, cfg, kind, from, to, label, now, sinks, 1, rows);
+    enum err rc = export_build_sinks(db, cfg, kind, from, to, label, now, o, sinks, 1, rows);
     return rc != ERR_OK ? rc : c.rc;
+}
+
+enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
+                      int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
+                      int64_t *rows) {
+    return export_build_opts(db, cfg, kind, from, to, label, now, NULL, out, rows);
 }

@@ -21,6 +21,7 @@
 #include "engine/cost.h"
 #include "base/err.h"
 #include "query/taskview.h"
+#include "query/uncertainty.h"
 
 struct calc_settings;
 struct store;
@@ -49,36 +50,62 @@ struct export_sink {
 extern const char *const export_summary_header[];
 extern const char *const export_tasks_header[];
 
-/* The rows of the summary / tasks files, header first, into a sink. */
+/* What the summary rows carry beyond r (README "CSV exports"): the cost basis
+ * and the 95 % intervals (docs/uncertainty.md). */
+struct export_summary_extra {
+    const struct cost_completion *comp; /* NULL: the accrual basis; else its money figures */
+    const struct unc_result *unc;       /* NULL: interval cells empty, unc_reason in the
+                                           reason cell */
+    const char *unc_reason;
+};
+
+/* Options of export_build_opts / export_build_sinks (NULL: every default). */
+struct export_opts {
+    bool completion; /* the summary on the completion basis (docs/cost-model.md) */
+    int resamples;   /* the summary's bootstrap: 0 BOOT_DEFAULT_RESAMPLES, < 0 none */
+};
+
+/* The rows of the summary / tasks files, header first, into a sink. e NULL:
+ * accrual, no intervals. */
 void export_summary_rows(const struct cost_result *r, const char *label,
-                         const struct export_sink *k);
+                         const struct export_summary_extra *e, const struct export_sink *k);
 void export_tasks_rows(const struct cost_input *in, const char *const *names,
                        const struct taskview_row *rows, size_t n, const struct export_sink *k);
 
 /* The notes written next to the weekly files as EXPORT_ABOUT_FILE and as the
  * .xlsx files' Notes sheet: what each column means, the basis, the time form. */
 #define EXPORT_ABOUT_FILE "spotledger-exports-about.txt"
-extern const char export_notes_text[];
+/* The text in parts (NULL-terminated), each ending with a newline: joined, the
+ * file's content; line by line, the Notes sheet. */
+extern const char *const export_notes_parts[];
 
 /* The summary CSV of r (computed for [r->from, r->to), no filters). label names
- * the period in the first column ("2026-W48" or "FROM/TO"). */
-enum err export_summary_csv(const struct cost_result *r, const char *label, struct buf *out);
+ * the period in the first column ("2026-W48" or "FROM/TO"); e as export_summary_rows. */
+enum err export_summary_csv(const struct cost_result *r, const char *label,
+                            const struct export_summary_extra *e, struct buf *out);
 /* The tasks CSV: one row per rows[i] (taskview), names[i] the Job names. */
 enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
                           const struct taskview_row *rows, size_t n, struct buf *out);
 
 /* Builds the CSV of one kind for [from, to) from the database (read-only
- * connection db). *rows (if not NULL) receives the data row count. */
+ * connection db), on the accrual basis with the default intervals. *rows (if
+ * not NULL) receives the data row count. */
 enum err export_build(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
                       int64_t from, int64_t to, const char *label, int64_t now, struct buf *out,
                       int64_t *rows);
+/* export_build with options (o NULL: defaults). The completion basis applies to
+ * the summary only (ERR_INVAL for EXPORT_TASKS); a window whose tasks ran over
+ * more than COST_BASIS_MAX_WINDOWS of its length: ERR_TOOBIG. */
+enum err export_build_opts(struct store *db, const struct calc_settings *cfg, enum export_kind kind,
+                           int64_t from, int64_t to, const char *label, int64_t now,
+                           const struct export_opts *o, struct buf *out, int64_t *rows);
 
 /* The same rows handed to several sinks (the weekly CSV and its .xlsx twin,
- * service/exporter.c), computed once. */
+ * service/exporter.c), computed once; o as export_build_opts. */
 enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
                             enum export_kind kind, int64_t from, int64_t to, const char *label,
-                            int64_t now, const struct export_sink *const *sinks, int nsinks,
-                            int64_t *rows);
+                            int64_t now, const struct export_opts *o,
+                            const struct export_sink *const *sinks, int nsinks, int64_t *rows);
 
 /* A sink that writes CSV into out (errors in c->rc). */
 struct csv;

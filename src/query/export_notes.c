@@ -1,7 +1,8 @@
-/* export_notes — the text beside the weekly files (export.h: export_notes_text). */
+/* export_notes — the text beside the weekly files (export.h: export_notes_parts). */
 #include "query/export.h"
 
-const char export_notes_text[] =
+/* in parts: one string literal may not exceed what ISO C requires (4095) */
+static const char notes_intro[] =
     "spotledger weekly files: what the columns mean\n"
     "\n"
     "Each ISO week (Monday 00:00 UTC to the next Monday) has two files, each as CSV and as .xlsx:\n"
@@ -15,7 +16,9 @@ const char export_notes_text[] =
     "the "
     ".xlsx). Percentages are percentage points (17.54 means 17.54 %).\n"
     "A closed week is computed as of its end: re-exporting it gives the same figures.\n"
-    "\n"
+    "\n";
+
+static const char notes_summary[] =
     "Summary file\n"
     "period, from, to: the ISO week and its bounds; 'to' is excluded.\n"
     "configuration: spot (Spot only), fallback (Spot with an On-Demand fallback pool), on-demand.\n"
@@ -42,8 +45,31 @@ const char export_notes_text[] =
     "On-Demand price of the same work.\n"
     "break_even_overhead_percent: how much lost work, idle and restore time the configuration can "
     "add on top of its useful work before On-Demand becomes cheaper; "
-    "measured_overhead_percent: what it actually added in the week.\n"
-    "\n"
+    "measured_overhead_percent: what it actually added in the week.\n";
+
+static const char notes_added[] =
+    "cost_basis: accrual (the weekly files) = the money spent in the week: attempts cut at the "
+    "week's bounds plus the week's idle; it adds up to the invoices. completion (only when asked "
+    "for: GET /api/v1/export.csv?...&kind=summary&basis=completion) = the tasks that succeeded in "
+    "the week with the whole cost of all their attempts and their share of idle in the weeks "
+    "they ran; then tasks_succeeded and the money columns (cost_usd to idle_cost_usd, "
+    "savings_vs_on_demand_percent, measured_overhead_percent) are completion figures, the other "
+    "counts stay as above. Never add rows of the two bases together.\n"
+    "cost_per_successful_task_low_usd, _high_usd: the 95 % interval of the cost per successful "
+    "task by a block bootstrap over the week's tasks (2000 resamples, fixed seed: the same rows "
+    "give the same interval; tasks hit by one reclaim are drawn together). Empty, with "
+    "interval_reason saying why, below 5 successful tasks (never a made-up number) and on the "
+    "completion basis (intervals are drawn on the accrual basis only).\n"
+    "difference_vs_counterfactual_low_usd, _high_usd, verdict_vs_counterfactual (spot and "
+    "fallback rows): the 95 % interval of the cost per successful task minus the same tasks "
+    "priced at On-Demand rates (negative: cheaper), and the verdict in words, e.g. 'Spot cheaper "
+    "than the same tasks at On-Demand rates (95% interval $0.21-$0.48 per task)' or 'not "
+    "distinguishable yet ...: need about N more successful tasks'. "
+    "difference_vs_on_demand_low_usd, _high_usd, verdict_vs_on_demand: the same against the "
+    "measured pure On-Demand row. Empty without an interval; the verdict then gives the reason.\n"
+    "\n";
+
+static const char notes_tasks[] =
     "Tasks file\n"
     "task_uid, namespace, name: the Kubernetes Job (an Indexed Job is one task per completion "
     "index: <job uid>/<index>).\n"
@@ -58,3 +84,6 @@ const char export_notes_text[] =
     "\n"
     "Text cells that begin with = + - @ are written with a leading apostrophe in the CSV so a "
     "spreadsheet never runs them as formulas; the .xlsx stores them as plain text.\n";
+
+const char *const export_notes_parts[] = {notes_intro, notes_summary, notes_added, notes_tasks,
+                                          NULL};

@@ -201,7 +201,7 @@ const struct export_sink *export_xlsx_sink(struct export_xlsx *x) {
     return &x->sink;
 }
 
-/* The Notes sheet: one line of export_notes_text per row. */
+/* The Notes sheet: one line of export_notes_parts per row. */
 static void write_notes(struct export_xlsx *x) {
     lxw_worksheet *ns = workbook_add_worksheet(x->wb, "Notes");
     if (!ns) {
@@ -213,19 +213,21 @@ static void write_notes(struct export_xlsx *x) {
     snprintf(title, sizeof title, "spotledger %s", x->label);
     check(x, worksheet_write_string(ns, 0, 0, title, x->bold));
     lxw_row_t r = 2;
-    const char *p = export_notes_text;
     char line[1024];
-    while (*p) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        if (len >= sizeof line)
-            len = sizeof line - 1;
-        memcpy(line, p, len);
-        line[len] = '\0';
-        if (len)
-            check(x, worksheet_write_string(ns, r, 0, line, NULL));
-        r++;
-        p = nl ? nl + 1 : p + strlen(p);
+    for (int part = 0; export_notes_parts[part]; part++) {
+        const char *p = export_notes_parts[part];
+        while (*p) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            if (len >= sizeof line)
+                len = sizeof line - 1;
+            memcpy(line, p, len);
+            line[len] = '\0';
+            if (len)
+                check(x, worksheet_write_string(ns, r, 0, line, NULL));
+            r++;
+            p = nl ? nl + 1 : p + strlen(p);
+        }
     }
 }
 

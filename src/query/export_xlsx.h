@@ -4,7 +4,7 @@
  * export_sink), typed: times as date-time cells ("yyyy-mm-dd hh:mm:ss", UTC),
  * money as currency-formatted numbers holding the exact micro-dollar value,
  * counts and percentages as numbers, text as text (never a formula). The header
- * row is bold and frozen; a second sheet "Notes" holds export_notes_text.
+ * row is bold and frozen; a second sheet "Notes" holds export_notes_parts.
  * Written with libxlsxwriter (Debian libxlsxwriter-dev); a build without it
  * (SPOTLEDGER_HAVE_XLSX undefined) writes CSV only and export_xlsx_available()
  * says so. Files land atomically (fileutil_write_atomic).

@@ -236,14 +236,24 @@ static void interval_json(struct jsonw *w, const struct boot_interval *b) {
     jsonw_obj_end(w);
 }
 
+/* who is compared with whom, as the verdict names them */
+static const char *const who[UNC_NDIFF][2] = {
+    {"Spot", "pure On-Demand"},
+    {"Fallback", "pure On-Demand"},
+    {"Spot", "the same tasks at On-Demand rates"},
+    {"Fallback", "the same tasks at On-Demand rates"},
+};
+
+void unc_diff_text(const struct unc_result *u, enum unc_diff d, char *out, size_t size) {
+    if ((unsigned)d >= UNC_NDIFF) {
+        snprintf(out, size, "%s", "");
+        return;
+    }
+    unc_verdict_text(&u->diff[d], who[d][0], who[d][1], out, size);
+}
+
 void unc_write_json(const struct unc_result *u, struct jsonw *w) {
     static const char *const cfg[COST_NCONFIG] = {"spot", "fallback", "on-demand"};
-    static const char *const who[UNC_NDIFF][2] = {
-        {"Spot", "pure On-Demand"},
-        {"Fallback", "pure On-Demand"},
-        {"Spot", "the same tasks at On-Demand rates"},
-        {"Fallback", "the same tasks at On-Demand rates"},
-    };
     jsonw_obj(w);
     jsonw_kstr(w, "method", "block bootstrap over tasks");
     jsonw_key(w, "confidence");
@@ -279,7 +289,7 @@ void unc_write_json(const struct unc_result *u, struct jsonw *w) {
             jsonw_int(w, more);
         else
             jsonw_null(w);
-        unc_verdict_text(d, who[k][0], who[k][1], text, sizeof text);
+        unc_diff_text(u, (enum unc_diff)k, text, sizeof text);
         jsonw_kstr(w, "text", text);
         jsonw_obj_end(w);
     }

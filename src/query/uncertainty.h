@@ -20,6 +20,10 @@
 #include "engine/bootstrap.h"
 #include "engine/cost.h"
 
+/* Windows longer than this are not resampled (the bootstrap draws every task of
+ * the window): the API answers null with a reason, the CSV empty cells. */
+#define UNC_MAX_WINDOW_DAYS 35
+
 enum unc_diff {
     UNC_SPOT_VS_ON_DEMAND = 0,      /* measured Spot - measured pure On-Demand */
     UNC_FALLBACK_VS_ON_DEMAND,      /* measured fallback - measured pure On-Demand */
@@ -53,6 +57,10 @@ enum err unc_compute(const struct cost_input *in, const struct cost_query *q,
  *   "Spot vs pure On-Demand: no interval (3 successful tasks, fewer than 5)" */
 void unc_verdict_text(const struct boot_interval *d, const char *name, const char *other, char *out,
                       size_t size);
+
+/* unc_verdict_text of u's difference d with the names the API uses ("Spot" vs
+ * "pure On-Demand", "Fallback" vs "the same tasks at On-Demand rates", ...). */
+void unc_diff_text(const struct unc_result *u, enum unc_diff d, char *out, size_t size);
 
 /* Writes the "uncertainty" object of the summary (docs/uncertainty.md):
  *   {"method":"block bootstrap over tasks","confidence":0.95,"resamples":R,

@@ -45,8 +45,13 @@ enum err export_week(struct store *db, struct app *app, const char *dir, int64_t
     char label[TIMEUTIL_ISOWEEK_MAX];
     timeutil_format_iso_week(week_start, label);
     /* the columns and the basis, next to the files (README "CSV exports") */
+    struct buf notes;
+    buf_init(&notes, 0);
+    for (int i = 0; export_notes_parts[i]; i++)
+        buf_puts(&notes, export_notes_parts[i]);
     enum err rc =
-        fileutil_write_atomic(dir, EXPORT_ABOUT_FILE, export_notes_text, strlen(export_notes_text));
+        fileutil_write_atomic(dir, EXPORT_ABOUT_FILE, notes.data ? notes.data : "", notes.len);
+    buf_release(&notes);
     for (int k = 0; k < 2 && rc == ERR_OK; k++) {
         enum export_kind kind = (enum export_kind)k;
         struct buf b;
@@ -64,11 +69,14 @@ enum err export_week(struct store *db, struct app *app, const char *dir, int64_t
                 sinks[nsinks++] = export_xlsx_sink(x);
         }
         int64_t rows = 0;
-        /* a closed week is computed as of its end, so re-exports are identical */
+        /* a closed week is computed as of its end, so re-exports are identical.
+         * The weekly files are on the accrual basis (what reconciles to the
+         * invoices) with the default 95 % intervals; the completion basis is
+         * GET /api/v1/export.csv?...&basis=completion (README "CSV exports") */
         int64_t as_of = week_start + 7 * 86400;
         if (rc == ERR_OK)
             rc = export_build_sinks(db, &app->calc, kind, week_start, as_of, label,
-                                    now < as_of ? now : as_of, sinks, nsinks, &rows);
+                                    now < as_of ? now : as_of, NULL, sinks, nsinks, &rows);
         if (rc == ERR_OK)
             rc = c.rc;
         char name[96];

@@ -156,8 +156,23 @@ for k in summary tasks; do
 done
 note "re-exported $week with the task '=HYPERLINK(\"x\")': files equal GET /export.csv (summary $(wc -c <"$sum_file") B, tasks $(wc -c <"$task_file") B)"
 
+# deterministic: the intervals come from a seeded bootstrap, so a second export is
+# byte-identical (the files above were written by two runs: the exporter's and the
+# POST's; GET twice more)
+for n in 1 2; do
+  curl -sf --max-time 30 "$B/export.csv?week=$week&kind=summary" -o "$dir/again-$n.csv" ||
+    fail "GET /export.csv?week=$week&kind=summary failed"
+done
+cmp -s "$dir/again-1.csv" "$dir/again-2.csv" && cmp -s "$dir/again-1.csv" "$sum_file" ||
+  fail "two exports of $week differ"
+curl -sf --max-time 30 "$B/export.csv?week=$week&kind=summary&basis=completion" \
+  -o "$dir/completion.csv" || fail "GET /export.csv?...&basis=completion failed"
+
 # --- 3. python3 csv vs the API ---------------------------------------------------
-curl -sf --max-time 30 "$B/summary?window=$week" >"$dir/summary.json" || fail "GET /summary failed"
+curl -sf --max-time 30 "$B/summary?window=$week&uncertainty=true" >"$dir/summary.json" ||
+  fail "GET /summary failed"
+curl -sf --max-time 30 "$B/summary?window=$week&basis=completion" >"$dir/summary-c.json" ||
+  fail "GET /summary?basis=completion failed"
 # every page of /tasks (limit 500), bounded
 : >"$dir/tasks.jsonl"
 cursor=
@@ -175,11 +190,12 @@ done
 total=$(jq '.total' "$dir/tasks-page.json")
 
 python3 - "$sum_file" "$task_file" "$dir/summary.json" "$dir/tasks.jsonl" "$week" \
-  "$week_from" "$week_to" "$total" <<'PY' || fail "the CSV files do not read back as the API's values (above)"
+  "$week_from" "$week_to" "$total" "$dir/completion.csv" "$dir/summary-c.json" <<'PY' || fail "the CSV files do not read back as the API's values (above)"
 import csv, json, sys
 from decimal import Decimal
 
-sum_file, task_file, summary_json, tasks_jsonl, week, wfrom, wto, total = sys.argv[1:]
+(sum_file, task_file, summary_json, tasks_jsonl, week, wfrom, wto, total, comp_file,
+ comp_json) = sys.argv[1:]
 errors = []
 compared = 0
 
@@ -217,51 +233,96 @@ def expect(where, col, csv_v, api_v, kind):
 def load(text):
     return json.loads(text, parse_float=Decimal, parse_int=Decimal)
 
-summary = load(open(summary_json).read())
-rows = read(sum_file)
-head = rows[0]
 want_head = ["period", "from", "to", "configuration", "basis", "tasks_succeeded", "tasks_failed",
     "tasks_running", "attempts", "retries", "interruptions", "duplicates", "cost_usd",
     "cost_per_successful_task_usd", "useful_cost_usd", "restore_cost_usd", "wasted_cost_usd",
     "running_cost_usd", "idle_cost_usd", "restore_seconds_total", "restore_seconds_p50",
     "restore_seconds_p95", "savings_vs_on_demand_percent", "break_even_overhead_percent",
-    "measured_overhead_percent"]
-if head != want_head:
-    errors.append("summary header %r" % head)
-confs = {(c["configuration"], c.get("basis", "measured")): c for c in summary["configurations"]}
-data = rows[1:]
-if [(r[3], r[4]) for r in data] != [("spot", "measured"), ("fallback", "measured"),
-                                   ("on-demand", "measured"), ("on-demand", "counterfactual")]:
-    errors.append("summary rows %r" % [(r[3], r[4]) for r in data])
+    "measured_overhead_percent", "cost_basis", "cost_per_successful_task_low_usd",
+    "cost_per_successful_task_high_usd", "interval_reason",
+    "difference_vs_counterfactual_low_usd", "difference_vs_counterfactual_high_usd",
+    "verdict_vs_counterfactual", "difference_vs_on_demand_low_usd",
+    "difference_vs_on_demand_high_usd", "verdict_vs_on_demand"]
+# the interval columns against the summary's "uncertainty" object (docs/uncertainty.md)
+unc_cols = want_head[want_head.index("cost_basis") + 1:]
+diff_of = {("spot", "counterfactual"): "spot_vs_counterfactual",
+           ("fallback", "counterfactual"): "fallback_vs_counterfactual",
+           ("spot", "on_demand"): "spot_vs_on_demand",
+           ("fallback", "on_demand"): "fallback_vs_on_demand"}
+
+def unc_expect(where, rec, unc):
+    conf = rec["configuration"]
+    if rec["basis"] == "counterfactual" or unc is None:
+        for col in unc_cols:
+            if col != "interval_reason" or rec["basis"] == "counterfactual":
+                expect(where, col, rec[col], None, "text")
+        return
+    pt = unc["cost_per_successful_task"][conf]
+    expect(where, "cost_per_successful_task_low_usd", rec["cost_per_successful_task_low_usd"], pt["lo"], "num")
+    expect(where, "cost_per_successful_task_high_usd", rec["cost_per_successful_task_high_usd"], pt["hi"], "num")
+    expect(where, "interval_reason", rec["interval_reason"], pt["reason"], "text")
+    comps = {c["name"]: c for c in unc["comparisons"]}
+    for vs in ("counterfactual", "on_demand"):
+        c = comps.get(diff_of.get((conf, vs)))
+        d = c["difference"] if c else {"lo": None, "hi": None}
+        expect(where, "difference_vs_%s_low_usd" % vs, rec["difference_vs_%s_low_usd" % vs], d["lo"], "num")
+        expect(where, "difference_vs_%s_high_usd" % vs, rec["difference_vs_%s_high_usd" % vs], d["hi"], "num")
+        expect(where, "verdict_vs_" + vs, rec["verdict_vs_" + vs], c["text"] if c else None, "text")
+
+def check_summary(path, summary, unc, label):
+    rows = read(path)
+    head = rows[0]
+    if head != want_head:
+        errors.append("%s header %r" % (label, head))
+    confs = {(c["configuration"], c.get("basis", "measured")): c for c in summary["configurations"]}
+    data = rows[1:]
+    if [(r[3], r[4]) for r in data] != [("spot", "measured"), ("fallback", "measured"),
+                                       ("on-demand", "measured"), ("on-demand", "counterfactual")]:
+        errors.append("%s rows %r" % (label, [(r[3], r[4]) for r in data]))
+    for r in data:
+        rec = dict(zip(head, r))
+        c = confs.get((rec["configuration"], rec["basis"]))
+        where = "%s %s/%s" % (label, rec["configuration"], rec["basis"])
+        if c is None:
+            errors.append(where + ": not in /api/v1/summary")
+            continue
+        expect(where, "period", rec["period"], week, "text")
+        expect(where, "from", rec["from"], summary.get("window", {}).get("from", wfrom), "time")
+        expect(where, "to", rec["to"], summary.get("window", {}).get("to", wto), "time")
+        expect(where, "cost_basis", rec["cost_basis"], summary["cost_basis"], "text")
+        for col in head[5:head.index("cost_basis")]:
+            path_ = api_map.get(col, col).split(".")
+            v, present = c, True
+            for p in path_:
+                if isinstance(v, dict) and p in v:
+                    v = v[p]
+                else:
+                    v, present = None, False
+            if not present and rec["basis"] == "counterfactual":
+                v = None  # the counterfactual row leaves what it does not price empty
+            elif not present:
+                errors.append("%s %s: not in the API" % (where, col))
+                continue
+            expect(where, col, rec[col], v, "num")
+        unc_expect(where, rec, unc)
+    return data
+
+summary = load(open(summary_json).read())
+summary_c = load(open(comp_json).read())
 api_map = {"cost_usd": "cost", "cost_per_successful_task_usd": "cost_per_successful_task",
            "useful_cost_usd": "useful_cost", "restore_cost_usd": "restore_cost",
            "wasted_cost_usd": "wasted_cost", "running_cost_usd": "running_cost",
            "idle_cost_usd": "idle_cost", "restore_seconds_total": "restore_seconds.total",
            "restore_seconds_p50": "restore_seconds.p50", "restore_seconds_p95": "restore_seconds.p95"}
-for r in data:
-    rec = dict(zip(head, r))
-    c = confs.get((rec["configuration"], rec["basis"]))
-    where = "summary %s/%s" % (rec["configuration"], rec["basis"])
-    if c is None:
-        errors.append(where + ": not in /api/v1/summary")
-        continue
-    expect(where, "period", rec["period"], week, "text")
-    expect(where, "from", rec["from"], summary.get("window", {}).get("from", wfrom), "time")
-    expect(where, "to", rec["to"], summary.get("window", {}).get("to", wto), "time")
-    for col in head[5:]:
-        path = api_map.get(col, col).split(".")
-        v, present = c, True
-        for p in path:
-            if isinstance(v, dict) and p in v:
-                v = v[p]
-            else:
-                v, present = None, False
-        if not present and rec["basis"] == "counterfactual":
-            v = None  # the counterfactual row leaves what it does not price empty
-        elif not present:
-            errors.append("%s %s: not in the API" % (where, col))
-            continue
-        expect(where, col, rec[col], v, "num")
+data = check_summary(sum_file, summary, summary["uncertainty"], "summary")
+if summary["cost_basis"] != "accrual":
+    errors.append("the weekly file's summary is on the %r basis" % summary["cost_basis"])
+# the completion basis: its money and tasks from summary?basis=completion; no intervals
+# (they are drawn on the accrual basis only: the reason cell says so)
+check_summary(comp_file, summary_c, None, "completion")
+for r in read(comp_file)[1:4]:
+    if r[want_head.index("interval_reason")] != "95% intervals are drawn on the accrual basis only":
+        errors.append("completion row %s: interval_reason %r" % (r[3], r[want_head.index("interval_reason")]))
 
 api_tasks = [load(l) for l in open(tasks_jsonl)]
 rows = read(task_file)
@@ -384,7 +445,10 @@ sum_num = {"tasks_succeeded", "tasks_failed", "tasks_running", "attempts", "retr
     "interruptions", "duplicates", "cost_usd", "cost_per_successful_task_usd", "useful_cost_usd",
     "restore_cost_usd", "wasted_cost_usd", "running_cost_usd", "idle_cost_usd",
     "restore_seconds_total", "restore_seconds_p50", "restore_seconds_p95",
-    "savings_vs_on_demand_percent", "break_even_overhead_percent", "measured_overhead_percent"}
+    "savings_vs_on_demand_percent", "break_even_overhead_percent", "measured_overhead_percent",
+    "cost_per_successful_task_low_usd", "cost_per_successful_task_high_usd",
+    "difference_vs_counterfactual_low_usd", "difference_vs_counterfactual_high_usd",
+    "difference_vs_on_demand_low_usd", "difference_vs_on_demand_high_usd"}
 task_num = {"attempts", "retries", "interruptions", "restore_seconds", "cost_usd",
     "wasted_cost_usd"}
 hostile = {}

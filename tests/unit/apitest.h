@@ -99,6 +99,17 @@ static inline int apitest_setup_worked(void **state) {
     return 0;
 }
 
+/* cmocka setup: a fresh state holding the rows fill() inserts. */
+static inline int apitest_setup_rows(void **state, void (*fill)(const struct testdb *)) {
+    struct apitest *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    apitest_setup(t, NULL);
+    fill(&t->db);
+    apitest_open(t);
+    *state = t;
+    return 0;
+}
+
 static inline int apitest_teardown_state(void **state) {
     apitest_teardown(*state);
     free(*state);

@@ -264,7 +264,13 @@ static void test_export_csv(void **state) {
      * 7.050 = 25.96 %, overhead (1.750 + 0.120 + 5.480) / 7.050 = 104.26 % */
     const char *want = "\n2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,fallback,measured,"
                        "3,0,0,4,1,1,0,14.400000,4.800000,7.050000,0.120000,1.750000,0.000000,"
-                       "5.480000,240,240,240,-62.16,25.96,104.26\r\n";
+                       "5.480000,240,240,240,-62.16,25.96,104.26,"
+                       /* the weekly basis; 3 successes < the bootstrap's minimum of 5:
+                        * no interval (empty cells) and why; no On-Demand task either */
+                       "accrual,,,\"3 successful tasks, fewer than 5\",,,"
+                       "\"Fallback vs the same tasks at On-Demand rates: no interval (3 "
+                       "successful tasks, fewer than 5)\",,,\"Fallback vs pure On-Demand: no "
+                       "interval (first sample: 3 successful tasks, fewer than 5)\"\r\n";
     if (!strstr(csv, want))
         fail_msg("no fallback row %s in %s", want, csv);
     /* the counterfactual: 8880 s x 1000 µ$ = 8.880, / 3 = 2.960 */

@@ -150,4 +150,51 @@ static inline void testdb_worked_example(const struct testdb *d) {
         t + 60, t + 60, t + 3660, t + 59, t + 3660);
 }
 
+/* testdb_identical_tasks: five Spot tasks K0..K4 on node N (gpu-x-spot, $1.80/h = 500 µ$/s, 1 GPU,
+ * Ready T0 .. T0+5000) and five On-Demand tasks O0..O4 on node O (gpu-x, $3.60/h = 1000 µ$/s, Ready
+ * T0 .. T0+5000): task k is scheduled and started at T0+1000k and finishes at T0+1000(k+1), one
+ * GPU. So every node is busy all its billable 5000 s (idle 0), every Spot task costs 1000 s x 500 =
+ * 0.500000, every On-Demand task 1000 s x 1000 = 1.000000, and a Spot task priced On-Demand (its
+ * run time 1000 s x the twin gpu-x's 1000 µ$/s) 1.000000. */
+static inline void testdb_identical_tasks(const struct testdb *d) {
+    const long long t = TESTDB_T0;
+    testdb_execf(
+        d,
+        "INSERT INTO sizes(slug, vcpus, memory_mb, gpu_count, first_seen, last_seen) VALUES"
+        " ('gpu-x', 8, 65536, 1, %lld, %lld), ('gpu-x-spot', 8, 65536, 1, %lld, %lld);"
+        "INSERT INTO size_prices VALUES ('gpu-x', %lld, 3600000, 2419200000),"
+        " ('gpu-x-spot', %lld, 1800000, 1209600000);"
+        "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, price_hourly_micro,"
+        " first_seen, last_seen, deleted_at) VALUES"
+        " ('pool-spot', 'c1', 'gpu-spot', 'gpu-x-spot', 'spot', 1800000, %lld, %lld, NULL),"
+        " ('pool-od', 'c1', 'gpu-od', 'gpu-x', 'on-demand', 3600000, %lld, %lld, NULL);"
+        "INSERT INTO nodes(name, pool_id, size, capacity_type, price_hourly_micro, created_at,"
+        " ready_at, k8s_deleted_at, gpu_allocatable, cpu_allocatable_milli, first_seen, last_seen)"
+        " VALUES ('N', 'pool-spot', 'gpu-x-spot', 'spot', 1800000, %lld, %lld, %lld, 1, 8000,"
+        " %lld, %lld),"
+        " ('O', 'pool-od', 'gpu-x', 'on-demand', 3600000, %lld, %lld, %lld, 1, 8000, %lld, %lld);",
+        t - 3600, t, t - 3600, t, t - 3600, t - 3600, t - 3600, t + 5000, t - 3600, t + 5000,
+        t - 30, t, t + 5000, t - 30, t + 5000, t - 30, t, t + 5000, t - 30, t + 5000);
+    for (int k = 0; k < 5; k++) {
+        long long a = t + 1000LL * k, z = a + 1000;
+        const char *cfg[2] = {"spot", "on-demand"}, *node[2] = {"N", "O"},
+                   *pool[2] = {"pool-spot", "pool-od"}, *pre[2] = {"K", "O"};
+        for (int j = 0; j < 2; j++)
+            testdb_execf(
+                d,
+                "INSERT INTO tasks(uid, job_uid, namespace, name, configuration, experiment,"
+                " created_at, started_at, completed_at, outcome, first_seen, last_seen) VALUES"
+                " ('%s%d', '%s%d', 'batch', 'job-%s%d', '%s', 'exp-b', %lld, %lld, %lld,"
+                " 'succeeded', %lld, %lld);"
+                "INSERT INTO attempts(uid, task_uid, job_uid, namespace, name, node_name, pool_id,"
+                " gpu_request, cpu_request_milli, created_at, scheduled_at, started_at,"
+                " finished_at, deleted_at, phase, reason, exit_code, report_status,"
+                " report_restore_seconds, first_seen, last_seen) VALUES"
+                " ('%s%d-a1', '%s%d', '%s%d', 'batch', 'job-%s%d-p1', '%s', '%s', 1, 1000, %lld,"
+                " %lld, %lld, %lld, NULL, 'Succeeded', NULL, 0, 'none', NULL, %lld, %lld);",
+                pre[j], k, pre[j], k, pre[j], k, cfg[j], a - 1, a, z, a - 1, z, pre[j], k, pre[j],
+                k, pre[j], k, pre[j], k, node[j], pool[j], a - 1, a, a, z, a - 1, z);
+    }
+}
+
 #endif
