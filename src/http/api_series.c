@@ -50,6 +50,23 @@ static int64_t config_value(const struct cost_config_result *c, enum metric m) {
     return COST_NULL;
 }
 
+/* The same on the completion basis: the money and the successes of the tasks
+ * that succeeded in the bucket; retries and restore seconds are events of the
+ * bucket, the same on both bases (as the summary's counts). */
+static int64_t basis_value(const struct cost_config_result *c, const struct cost_basis_config *bc,
+                           enum metric m) {
+    switch (m) {
+    case M_COST_PER_TASK:
+        return bc->cost_per_successful_task;
+    case M_COST:
+        return bc->cost;
+    case M_TASKS:
+        return bc->tasks_succeeded;
+    default:
+        return config_value(c, m);
+    }
+}
+
 static int64_t cf_value(const struct cost_counterfactual *c, enum metric m) {
     return m == M_COST_PER_TASK ? c->cost_per_successful_task
            : m == M_COST        ? c->cost
@@ -57,7 +74,7 @@ static int64_t cf_value(const struct cost_counterfactual *c, enum metric m) {
 }
 
 void api_timeseries(struct request *req, struct response *resp) {
-    static const char *const extra[] = {"step", "metric", NULL};
+    static const char *const extra[] = {"step", "metric", "basis", NULL};
     static const char *const metrics[] = {"cost_per_task", "cost", "tasks", "retries",
                                           "restore_seconds"};
     struct api_query q;
@@ -94,10 +111,13 @@ void api_timeseries(struct request *req, struct response *resp) {
                        (long long)nb, SERIES_MAX_BUCKETS);
         return;
     }
+    bool completion;
+    if (!api_basis_parse(req, resp, &completion))
+        return;
     char keyx[48];
     snprintf(keyx, sizeof keyx, "%lld|%d", (long long)step, (int)m);
     struct api_cache_slot slot;
-    if (api_cache_lookup(req, resp, &q, keyx, &slot))
+    if (api_cache_lookup_basis(req, resp, &q, completion, keyx, &slot))
         return;
     bool money = m == M_COST_PER_TASK || m == M_COST;
     bool with_cf = m == M_COST_PER_TASK || m == M_COST || m == M_TASKS;
@@ -116,12 +136,17 @@ void api_timeseries(struct request *req, struct response *resp) {
         bq.w.from = a;
         bq.w.to = z;
         struct calc c;
-        if (!api_calc_window(req, resp, &bq, &c)) {
+        struct cost_completion comp;
+        /* each bucket is a window of its own: on the completion basis its grid
+         * is of the bucket's length (docs/cost-model.md "Cost bases") */
+        if (completion ? !api_calc_completion(req, resp, &bq, &c, &comp)
+                       : !api_calc_window(req, resp, &bq, &c)) {
             free(vals);
             return;
         }
         for (int k = 0; k < COST_NCONFIG; k++)
-            vals[b][k] = config_value(&c.res->configs[k], m);
+            vals[b][k] = completion ? basis_value(&c.res->configs[k], &comp.configs[k], m)
+                                    : config_value(&c.res->configs[k], m);
         vals[b][COST_NCONFIG] = cf_value(&c.res->counterfactual, m);
         calc_release(&c);
     }
@@ -132,6 +157,7 @@ void api_timeseries(struct request *req, struct response *resp) {
     jsonw_kstr(&w, "step", step == 86400 ? "1d" : "1w");
     jsonw_kstr(&w, "metric", metrics[m]);
     jsonw_kstr(&w, "unit", money ? "usd" : m == M_RESTORE ? "seconds" : "count");
+    jsonw_kstr(&w, "cost_basis", completion ? "completion" : "accrual");
     jsonw_key(&w, "series");
     jsonw_arr(&w);
     unsigned bits = api_config_bits(&q);

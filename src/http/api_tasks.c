@@ -61,6 +61,7 @@ static bool parse_cursor(const char *c, int64_t *key, char *uid, size_t uidlen) 
 /* The list's own parameters (beyond window and filters). */
 struct list_params {
     struct taskview_filter f;
+    bool completion; /* basis=completion */
     long limit;
     enum taskview_sort key;
     bool desc;
@@ -73,7 +74,8 @@ struct list_params {
  * naming the parameter and returns false. */
 static bool parse_list_params(struct request *req, struct response *resp, struct api_query *q,
                               struct list_params *p) {
-    static const char *const extra[] = {"outcome", "limit", "cursor", "sort", "order", NULL};
+    static const char *const extra[] = {"outcome", "limit", "cursor", "sort",
+                                        "order",   "basis", NULL};
     if (!api_query_parse(req, resp, q, extra))
         return false;
     p->f = (struct taskview_filter){.from = q->w.from,
@@ -93,6 +95,20 @@ static bool parse_list_params(struct request *req, struct response *resp, struct
             return false;
         }
     }
+    /* basis=completion lists the tasks the completion basis sums: those that
+     * succeeded in the window (docs/cost-model.md "Cost bases"); each task's
+     * cost is its whole life on both bases */
+    if (!api_basis_parse(req, resp, &p->completion))
+        return false;
+    if (p->completion && p->f.outcome >= 0 && p->f.outcome != COST_TASK_SUCCEEDED) {
+        response_error(resp, 400, "bad_parameter",
+                       "basis: basis=completion lists the tasks that succeeded in the window; "
+                       "outcome=%s does not apply",
+                       outcome_names[p->f.outcome]);
+        return false;
+    }
+    if (p->completion)
+        p->f.outcome = COST_TASK_SUCCEEDED;
     p->limit = 50;
     const char *l = request_param(req, "limit");
     if (l) {
@@ -180,6 +196,7 @@ void api_tasks(struct request *req, struct response *resp) {
     jsonw_init(&w, &resp->body);
     jsonw_obj(&w);
     api_write_window(&w, &q.w);
+    jsonw_kstr(&w, "cost_basis", p.completion ? "completion" : "accrual");
     jsonw_kint(&w, "total", (int64_t)n);
     jsonw_key(&w, "tasks");
     jsonw_arr(&w);

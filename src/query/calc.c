@@ -161,6 +161,12 @@ enum err calc_completion(struct store *db, const struct calc_settings *cfg, int6
     return rc;
 }
 
+enum err calc_completion_loaded(struct calc *c, const struct cost_query *q,
+                                struct cost_completion *comp) {
+    enum err rc = calc_recompute(c, q);
+    return rc == ERR_OK ? completion_of(c, q, comp) : rc;
+}
+
 static int64_t earliest_attempt(const struct cost_input *in, int64_t from) {
     int64_t lo = from;
     for (size_t i = 0; i < in->n_attempts; i++) {

@@ -63,6 +63,14 @@ enum err calc_completion(struct store *db, const struct calc_settings *cfg, int6
                          int64_t load_to, const struct cost_query *q, struct calc *out,
                          struct cost_completion *comp);
 
+/* Recomputes q on c's loaded data (calc_recompute: c->res becomes q's accrual
+ * result) and its completion basis into *comp. The data must cover q's
+ * completion span: loaded by calc_completion of q or of a query selecting more
+ * tasks (another filter narrows the tasks, never widens the span). Errors:
+ * calc_recompute's, ERR_TOOBIG as calc_completion. */
+enum err calc_completion_loaded(struct calc *c, const struct cost_query *q,
+                                struct cost_completion *comp);
+
 void calc_release(struct calc *c);
 
 #endif
