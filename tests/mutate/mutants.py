@@ -32,8 +32,8 @@ import time
 from mutlib import ROOT, Copy, die, log
 
 TESTS = ["test_cost", "test_cost_v2", "test_cost_edges", "test_cost_util", "test_oracle",
-         "test_api_cost", "test_api_tasks", "test_report", "test_store_do", "test_advice", "test_window",
-         "test_respcache", "test_csv"]
+         "test_api_cost", "test_api_tasks", "test_report", "test_store_do", "test_advice",
+         "test_advice_jobs", "test_window", "test_respcache", "test_csv"]
 
 OPTIONAL = {"test_oracle"}  # used when it passes on the unmutated tree
 
