@@ -14,6 +14,7 @@
 #include "service/check.h"
 #include "service/config.h"
 #include "service/exporter.h"
+#include "service/fleet.h"
 #include "source/do_clusters.h"
 #include "source/do_token.h"
 #include "source/kube_auth.h"
@@ -25,21 +26,6 @@
 
 static const char *real_getenv(const char *name) {
     return getenv(name);
-}
-
-/* The watcher's options from the flags and the resolved connection (borrowed:
- * they must outlive watch_k8s_new, which copies what it keeps). */
-static void watch_k8s_options_from_config(struct watch_k8s_options *o, const struct config *cfg,
-                                          const struct kube_conn *conn) {
-    memset(o, 0, sizeof *o);
-    o->api_url = conn->url;
-    o->token_file = conn->token_file;
-    o->ca_file = conn->ca_file;
-    o->conn = conn;
-    o->ns = cfg->kube_namespace;
-    o->job_selector = cfg->job_selector;
-    o->resync_seconds = cfg->poll_interval > 0 ? cfg->poll_interval : 60;
-    o->max_response = cfg->max_response;
 }
 
 static void free_secret(char *s) {
@@ -58,6 +44,26 @@ static int load_token(const char *flag, const char *path, char **out) {
                 rc == ERR_INVAL ? "file is empty" : err_str(rc));
         return -1;
     }
+    return 0;
+}
+
+/* The DigitalOcean token (source/do_token.h) into *tok, or NULL when none is
+ * found and none was named (the pollers are off: logged). -1 (printed) when the
+ * token named by --do-token-file or --doctl-config cannot be read. */
+static int find_token(const struct config *cfg, char **tok) {
+    char tsrc[700], err[1024];
+    *tok = NULL;
+    if (do_token_find(cfg->do_token_file, cfg->doctl_config, real_getenv, tok, tsrc, sizeof tsrc,
+                      err, sizeof err) != ERR_OK) {
+        *tok = NULL;
+        if (cfg->do_token_file || cfg->doctl_config) {
+            fprintf(stderr, "spotledger: %s\n", err);
+            return -1;
+        }
+        log_msg(LOG_WARN, "main: DigitalOcean poller off: %s", err);
+        return 0;
+    }
+    log_msg(LOG_INFO, "main: DigitalOcean token from %s", tsrc);
     return 0;
 }
 
@@ -180,6 +186,7 @@ int main(int argc, char **argv) {
     struct watch_k8s *k8s = NULL;
     struct poll_do *do_poller = NULL;
     struct exporter *exporter = NULL;
+    struct fleet *fleet = NULL;
     int migrated = 0;
     struct kube_conn kc;
     memset(&kc, 0, sizeof kc);
@@ -191,6 +198,26 @@ int main(int argc, char **argv) {
     app.writer = db;
     log_msg(LOG_INFO, "main: database '%s' ready (%d migration%s applied)", cfg.db, migrated,
             migrated == 1 ? "" : "s");
+
+    if (cfg.n_clusters > 0) {
+        /* a fleet (docs/fleet.md): a cluster that cannot start says why in
+         * /api/v1/status and never stops the others */
+        char *tok = NULL;
+        if (find_token(&cfg, &tok) != 0)
+            goto out;
+        struct fleet_deps fd = {.cfg = &cfg,
+                                .getenv_fn = real_getenv,
+                                .writer = db,
+                                .writer_lock = &app.writer_lock,
+                                .do_token = tok};
+        enum err frc = fleet_start(&fd, &app, &fleet);
+        free_secret(tok); /* each poller keeps its own copy */
+        if (frc != ERR_OK) {
+            fprintf(stderr, "spotledger: cannot start the fleet\n");
+            goto out;
+        }
+        goto serve;
+    }
 
     /* Kubernetes watcher (before the server reads app): in-cluster or --kube-api-url
      * (config_check_kube made sure one is there), none with --no-kube */
@@ -208,7 +235,7 @@ int main(int argc, char **argv) {
         goto out;
     } else {
         have_kc = true;
-        watch_k8s_options_from_config(&ko, &cfg, &kc);
+        fleet_watch_options(&ko, &cfg, &kc, NULL);
         if (watch_k8s_new(&ko, db, &app.writer_lock, &k8s) != ERR_OK ||
             watch_k8s_start(k8s) != ERR_OK) {
             fprintf(stderr, "spotledger: cannot start the Kubernetes watcher\n");
@@ -218,20 +245,16 @@ int main(int argc, char **argv) {
     }
 
     /* DigitalOcean poller: needs a token (source/do_token.h) and a cluster */
-    char *tok = NULL, tsrc[700];
+    char *tok = NULL;
     const char *cluster_id = NULL;
-    if (do_token_find(cfg.do_token_file, cfg.doctl_config, real_getenv, &tok, tsrc, sizeof tsrc,
-                      err, sizeof err) != ERR_OK) {
-        if (cfg.do_token_file || cfg.doctl_config) {
-            fprintf(stderr, "spotledger: %s\n", err);
-            goto out;
-        }
-        log_msg(LOG_WARN, "main: DigitalOcean poller off: %s", err);
+    if (find_token(&cfg, &tok) != 0) {
+        goto out;
+    } else if (!tok) {
+        /* no token: find_token said why */
     } else if (find_cluster_id(&cfg, have_kc ? &kc : NULL, tok, &cluster_id) != 0) {
         free_secret(tok);
         goto out;
     } else {
-        log_msg(LOG_INFO, "main: DigitalOcean token from %s", tsrc);
         struct poll_do_options po = {
             .api_url = cfg.do_api_url,
             .token = tok,
@@ -254,6 +277,18 @@ int main(int argc, char **argv) {
         app.do_enabled = true;
         app_add_waker(&app, poll_do_wake, do_poller);
     }
+    /* the single cluster, for /api/v1/status's per-cluster view */
+    app.n_clusters = 1;
+    snprintf(app.clusters[0].name, sizeof app.clusters[0].name, "%s", STORE_DEFAULT_CLUSTER);
+    snprintf(app.clusters[0].do_cluster_id, sizeof app.clusters[0].do_cluster_id, "%s",
+             cluster_id ? cluster_id : "");
+    app.clusters[0].k8s_enabled = app.k8s_enabled;
+    app.clusters[0].do_enabled = app.do_enabled;
+    app.do_pollers = app.do_enabled ? 1 : 0;
+    app.do_rate_per_minute = POLL_DO_RATE_PER_MINUTE;
+    app.do_rate_per_hour = POLL_DO_RATE_PER_HOUR;
+
+serve:
 
     if (cfg.export_dir && export_start(&app, cfg.db, cfg.export_dir, &exporter) != ERR_OK) {
         fprintf(stderr, "spotledger: --export-dir: cannot use '%s'\n", cfg.export_dir);
@@ -288,6 +323,7 @@ out:
     watch_k8s_free(k8s); /* joins its threads before the writer closes */
     server_stop(srv, 1500);
     poll_do_free(do_poller); /* stops and joins before the store closes */
+    fleet_free(fleet);
     export_stop(exporter);
     store_free(db);
     kube_conn_release(&kc); /* after the watcher: it borrowed kc */

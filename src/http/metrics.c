@@ -53,6 +53,44 @@ static void poll_metrics(struct request *req, struct buf *b) {
     }
 }
 
+/* docs/fleet.md: per cluster and per-cluster source (k8s, do), whether the
+ * latest poll succeeded (0 also when that side does not run) and when the
+ * latest success was. */
+static void cluster_metrics(struct request *req, struct buf *b) {
+    const struct app *app = req->app;
+    if (!app || app->n_clusters == 0)
+        return;
+    static const char *const sources[] = {"k8s", "do"};
+    promw_family(b, "spotledger_cluster_up", "gauge",
+                 "1 when the latest poll of the cluster's source succeeded, else 0.");
+    for (int i = 0; i < app->n_clusters; i++) {
+        const struct app_cluster *c = &app->clusters[i];
+        for (int s = 0; s < 2; s++) {
+            bool on = s == 0 ? c->k8s_enabled : c->do_enabled;
+            struct store_poll last;
+            bool up =
+                on &&
+                store_poll_last_cluster(req->db, sources[s], c->name, false, &last) == ERR_OK &&
+                strcmp(last.status, "ok") == 0;
+            const char *l[] = {"cluster", c->name, "source", sources[s], NULL};
+            promw_sample_int(b, "spotledger_cluster_up", l, up ? 1 : 0);
+        }
+    }
+    promw_family(b, "spotledger_cluster_last_successful_poll_timestamp_seconds", "gauge",
+                 "Unix time of the latest successful poll of the cluster's source (0: never).");
+    for (int i = 0; i < app->n_clusters; i++) {
+        for (int s = 0; s < 2; s++) {
+            struct store_poll ok;
+            int64_t t = store_poll_last_cluster(req->db, sources[s], app->clusters[i].name, true,
+                                                &ok) == ERR_OK
+                            ? ok.finished_at
+                            : 0;
+            const char *l[] = {"cluster", app->clusters[i].name, "source", sources[s], NULL};
+            promw_sample_int(b, "spotledger_cluster_last_successful_poll_timestamp_seconds", l, t);
+        }
+    }
+}
+
 /* Setup advisor findings over the last 7 days; every severity always present
  * (0 when the advisor could not run: its error is logged where it happened). */
 static void advice_metrics(struct request *req, struct buf *b) {
@@ -113,6 +151,7 @@ void metrics_handle(struct request *req, struct response *resp) {
         promw_sample_int(b, "spotledger_start_time_seconds", NULL, req->app->started_at);
     }
     poll_metrics(req, b);
+    cluster_metrics(req, b);
     if (req->app)
         metrics_cost_write(req, &req->app->metrics, b);
     advice_metrics(req, b);

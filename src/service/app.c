@@ -64,7 +64,7 @@ bool app_wait(struct app *app, long ms, uint64_t *seen_gen) {
 }
 
 void app_add_waker(struct app *app, void (*fn)(void *ctx), void *ctx) {
-    if (app->n_wakers < 4) {
+    if (app->n_wakers < APP_MAX_WAKERS) {
         app->wakers[app->n_wakers] = fn;
         app->waker_ctx[app->n_wakers] = ctx;
         app->n_wakers++;

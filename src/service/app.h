@@ -17,6 +17,22 @@
 struct config;
 struct store;
 
+#define APP_MAX_CLUSTERS 32
+#define APP_MAX_WAKERS 4
+
+/* What the service set up for one cluster of the fleet (docs/fleet.md), for
+ * /api/v1/status and /metrics: filled before the server starts, read-only
+ * afterwards (what happens later is in the poll runs of the cluster). */
+struct app_cluster {
+    char name[64];          /* fleet name ("default": the single-cluster flags) */
+    char target[320];       /* --cluster TARGET as given; "" for the single cluster */
+    char do_cluster_id[40]; /* DigitalOcean cluster id polled, "" none */
+    bool k8s_enabled;       /* its watcher runs */
+    bool do_enabled;        /* its DigitalOcean poller runs */
+    char k8s_error[320];    /* why there is no watcher ("" = none needed or running) */
+    char do_error[320];     /* why there is no poller */
+};
+
 struct app {
     const struct config *cfg;
     struct calc_settings calc; /* filled from cfg by app_use_config */
@@ -24,6 +40,13 @@ struct app {
     char *admin_token;         /* admin token; NULL = admin routes refused */
     bool do_enabled;           /* a DigitalOcean poller is running */
     bool k8s_enabled;          /* a Kubernetes watcher is running */
+    /* the clusters (one, "default", without --cluster) and how the DigitalOcean
+     * token's request budget is shared among their pollers */
+    struct app_cluster clusters[APP_MAX_CLUSTERS];
+    int n_clusters;
+    int do_pollers;         /* pollers sharing the token */
+    int do_rate_per_minute; /* each poller's share */
+    int do_rate_per_hour;
     int64_t started_at;
     /* The single write connection (README: one writer). Pollers and the
      * exporter hold writer_lock for the whole of each transaction. */
@@ -36,8 +59,8 @@ struct app {
     uint64_t wake_gen; /* bumped by app_wake */
     bool stopping;     /* set once by app_stop */
     /* Called by app_wake: pollers with their own sleep (set up before threads). */
-    void (*wakers[4])(void *ctx);
-    void *waker_ctx[4];
+    void (*wakers[APP_MAX_WAKERS])(void *ctx);
+    void *waker_ctx[APP_MAX_WAKERS];
     int n_wakers;
     struct metrics_cache metrics; /* closed weeks' counters for /metrics */
     struct respcache responses;   /* closed windows' API bodies (respcache.h) */

@@ -34,6 +34,8 @@ static const struct opt opts[] = {
      "doctl's config for the token (~/.config/doctl/config.yaml)"},
     {"cluster-id", OPT_STR, OFF(cluster_id), 0, "UUID",
      "DOKS cluster to watch (from a DOKS kubeconfig server URL)"},
+    {"cluster", OPT_PAIRS, OFF(clusters), OFF(n_clusters), "NAME=CONTEXT_OR_ID",
+     "one cluster of a fleet: kubeconfig context, CONTEXT@UUID or DO cluster id (repeatable)"},
     {"kubeconfig", OPT_STR, OFF(kubeconfig), 0, "PATH[:PATH]",
      "kubeconfig file(s) (KUBECONFIG, else in-cluster, else ~/.kube/config)"},
     {"kube-context", OPT_STR, OFF(kube_context), 0, "NAME",
@@ -242,6 +244,79 @@ static enum config_result split_listen(struct config *cfg, char *err, size_t err
     return CONFIG_OK;
 }
 
+bool config_is_uuid(const char *s) {
+    static const char pat[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+    for (size_t i = 0; i < sizeof pat - 1; i++) {
+        if (pat[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+            return false;
+    }
+    return s[sizeof pat - 1] == '\0';
+}
+
+bool config_cluster_target(const char *target, struct config_cluster_target *out) {
+    memset(out, 0, sizeof *out);
+    if (config_is_uuid(target)) {
+        snprintf(out->do_id, sizeof out->do_id, "%s", target);
+        return true;
+    }
+    const char *at = strrchr(target, '@');
+    size_t clen = strlen(target);
+    if (at && at != target && config_is_uuid(at + 1)) {
+        snprintf(out->do_id, sizeof out->do_id, "%s", at + 1);
+        clen = (size_t)(at - target);
+    }
+    if (clen >= sizeof out->context)
+        return false;
+    memcpy(out->context, target, clen);
+    out->context[clen] = '\0';
+    return true;
+}
+
+/* --cluster: names of letters, digits, '.', '_' and '-', unique; targets that
+ * parse; none of the single-cluster connection flags beside them. */
+static enum config_result check_clusters(const struct config *cfg, char *err, size_t errlen) {
+    if (cfg->n_clusters == 0)
+        return CONFIG_OK;
+    const char *single = cfg->cluster_id        ? "cluster-id"
+                         : cfg->kube_context    ? "kube-context"
+                         : cfg->kube_api_url    ? "kube-api-url"
+                         : cfg->kube_token_file ? "kube-token-file"
+                         : cfg->kube_ca_file    ? "kube-ca-file"
+                                                : NULL;
+    if (single) {
+        errf(err, errlen,
+             "--cluster: conflicts with --%s (a single-cluster flag); name each cluster's "
+             "context or id in its --cluster",
+             single);
+        return CONFIG_BAD;
+    }
+    for (int i = 0; i < cfg->n_clusters; i++) {
+        const char *name = cfg->clusters[i].key;
+        size_t n = strlen(name);
+        bool ok = n > 0 && n <= CONFIG_CLUSTER_NAME_MAX;
+        for (size_t j = 0; ok && j < n; j++)
+            ok = isalnum((unsigned char)name[j]) || strchr("._-", name[j]);
+        if (!ok) {
+            errf(err, errlen,
+                 "--cluster: name '%.80s': expected 1 to %d letters, digits, '.', '_' or '-'", name,
+                 CONFIG_CLUSTER_NAME_MAX);
+            return CONFIG_BAD;
+        }
+        for (int j = 0; j < i; j++) {
+            if (strcmp(cfg->clusters[j].key, name) == 0) {
+                errf(err, errlen, "--cluster: '%s' is named twice", name);
+                return CONFIG_BAD;
+            }
+        }
+        struct config_cluster_target t;
+        if (!config_cluster_target(cfg->clusters[i].value, &t)) {
+            errf(err, errlen, "--cluster %s: the context name is too long", name);
+            return CONFIG_BAD;
+        }
+    }
+    return CONFIG_OK;
+}
+
 static void set_defaults(struct config *cfg) {
     memset(cfg, 0, sizeof *cfg);
     cfg->listen = xstrdup("127.0.0.1:8080");
@@ -363,7 +438,9 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
              cfg->kube_api_url ? "kube-api-url" : "kubeconfig");
         return CONFIG_BAD;
     }
-    cfg->kube_in_cluster = cfg->kube_api_url == NULL && !cfg->no_kube;
+    if ((r = check_clusters(cfg, err, errlen)) != CONFIG_OK)
+        return r;
+    cfg->kube_in_cluster = cfg->kube_api_url == NULL && !cfg->no_kube && cfg->n_clusters == 0;
     if (!config_host_is_loopback(cfg->listen_host) && !cfg->api_token_file) {
         errf(err, errlen,
              "--listen: '%s' is not a loopback address; refusing to serve without "
@@ -378,6 +455,13 @@ enum config_result config_check_kube(const struct config *cfg,
                                      const char *(*getenv_fn)(const char *name), char *err,
                                      size_t errlen) {
     if (cfg->no_kube || (cfg->kube_api_url && *cfg->kube_api_url) || cfg->kubeconfig)
+        return CONFIG_OK;
+    bool contexts = cfg->n_clusters == 0;
+    for (int i = 0; i < cfg->n_clusters; i++) {
+        struct config_cluster_target t;
+        contexts |= config_cluster_target(cfg->clusters[i].value, &t) && t.context[0];
+    }
+    if (!contexts) /* cluster ids alone: DigitalOcean only */
         return CONFIG_OK;
     const char *host = getenv_fn("KUBERNETES_SERVICE_HOST");
     const char *kc = getenv_fn("KUBECONFIG");
@@ -420,6 +504,11 @@ void config_release(struct config *cfg) {
         free(cfg->on_demand_sizes[i].key);
         free(cfg->on_demand_sizes[i].value);
     }
+    for (int i = 0; i < cfg->n_clusters; i++) {
+        free(cfg->clusters[i].key);
+        free(cfg->clusters[i].value);
+    }
+    cfg->n_clusters = 0;
     cfg->n_spot_pools = cfg->n_ignore_advice = cfg->n_spot_labels = cfg->n_on_demand_sizes = 0;
 }
 

@@ -39,6 +39,12 @@ struct config {
     char *do_token_file;
     char *doctl_config; /* doctl's config.yaml (NULL: ~/.config/doctl/config.yaml) */
     char *cluster_id;
+    /* --cluster NAME=TARGET (repeatable; docs/fleet.md): a fleet of clusters
+     * instead of the single-cluster flags. key = NAME, value = TARGET: a
+     * kubeconfig context, CONTEXT@UUID (a context and its DigitalOcean cluster
+     * id), or a DigitalOcean cluster id alone (DigitalOcean only, no watcher). */
+    struct config_pair clusters[CONFIG_MAX_LIST];
+    int n_clusters;
     char *kubeconfig;   /* --kubeconfig PATH[:PATH...] */
     char *kube_context; /* --kube-context */
     bool kube_insecure; /* --kube-insecure */
@@ -90,6 +96,20 @@ void config_usage(FILE *f);
 enum config_result config_check_kube(const struct config *cfg,
                                      const char *(*getenv_fn)(const char *name), char *err,
                                      size_t errlen);
+
+#define CONFIG_CLUSTER_NAME_MAX 63 /* bytes of a --cluster NAME */
+
+/* What a --cluster TARGET names (docs/fleet.md). */
+struct config_cluster_target {
+    char context[256]; /* kubeconfig context; "" = none (a cluster id alone) */
+    char do_id[37];    /* DigitalOcean cluster id; "" = from the context's DOKS URL */
+};
+/* Splits TARGET: a UUID alone is a DigitalOcean cluster id; "CONTEXT@UUID" (the
+ * last '@' followed by a UUID) a context and its id; anything else a context.
+ * false when the context does not fit. */
+bool config_cluster_target(const char *target, struct config_cluster_target *out);
+/* True when s is a UUID (8-4-4-4-12 hex digits). */
+bool config_is_uuid(const char *s);
 
 /* True when the host is a loopback address (127.0.0.0/8, ::1, localhost). */
 bool config_host_is_loopback(const char *host);

@@ -248,6 +248,77 @@ static void test_secret_read(void **state) {
     assert_int_equal(secret_read(path, &s), ERR_IO);
 }
 
+/* --cluster NAME=TARGET (docs/fleet.md): repeatable, names checked, targets
+ * split into context and DigitalOcean id, single-cluster flags refused beside it. */
+static void test_cluster_flag(void **state) {
+    (void)state;
+    struct config cfg;
+    char err[256];
+    const char *id = "5f2c9a10-0b1e-4c3d-9e8f-0123456789ab";
+    char b[128];
+    snprintf(b, sizeof b, "b=do-ams3-west@%s", id);
+    assert_int_equal(parse(&cfg, err, 6, "--cluster", "a=do-tor1-east", "--cluster", b, "--cluster",
+                           "c.3=5f2c9a10-0b1e-4c3d-9e8f-0123456789ab"),
+                     CONFIG_OK);
+    assert_int_equal(cfg.n_clusters, 3);
+    assert_string_equal(cfg.clusters[0].key, "a");
+    assert_string_equal(cfg.clusters[1].key, "b");
+    assert_string_equal(cfg.clusters[2].key, "c.3");
+    assert_false(cfg.kube_in_cluster); /* contexts come from a kubeconfig */
+    struct config_cluster_target t;
+    assert_true(config_cluster_target(cfg.clusters[0].value, &t));
+    assert_string_equal(t.context, "do-tor1-east");
+    assert_string_equal(t.do_id, "");
+    assert_true(config_cluster_target(cfg.clusters[1].value, &t));
+    assert_string_equal(t.context, "do-ams3-west");
+    assert_string_equal(t.do_id, id);
+    assert_true(config_cluster_target(cfg.clusters[2].value, &t));
+    assert_string_equal(t.context, "");
+    assert_string_equal(t.do_id, id);
+    /* an '@' not followed by a UUID is part of the context name */
+    assert_true(config_cluster_target("admin@prod", &t));
+    assert_string_equal(t.context, "admin@prod");
+    assert_string_equal(t.do_id, "");
+    config_release(&cfg);
+    /* from the environment: comma-separated */
+    setenv_fake("SPOTLEDGER_CLUSTER", "x=ctx-x,y=ctx-y");
+    assert_int_equal(parse(&cfg, err, 0), CONFIG_OK);
+    assert_int_equal(cfg.n_clusters, 2);
+    assert_string_equal(cfg.clusters[1].value, "ctx-y");
+    config_release(&cfg);
+    n_fake_env = 0;
+
+    assert_int_equal(parse(&cfg, err, 4, "--cluster", "a=x", "--cluster", "a=y"), CONFIG_BAD);
+    assert_string_equal(err, "--cluster: 'a' is named twice");
+    config_release(&cfg);
+    assert_int_equal(parse(&cfg, err, 2, "--cluster", "a b=x"), CONFIG_BAD);
+    assert_non_null(strstr(err, "name 'a b'"));
+    config_release(&cfg);
+    assert_int_equal(parse(&cfg, err, 2, "--cluster", "=x"), CONFIG_BAD);
+    assert_non_null(strstr(err, "--cluster: expected NAME=CONTEXT_OR_ID"));
+    config_release(&cfg);
+    char longname[80];
+    memset(longname, 'n', 64);
+    snprintf(longname + 64, sizeof longname - 64, "=ctx");
+    assert_int_equal(parse(&cfg, err, 2, "--cluster", longname), CONFIG_BAD);
+    assert_non_null(strstr(err, "expected 1 to 63"));
+    config_release(&cfg);
+    assert_int_equal(parse(&cfg, err, 4, "--cluster", "a=x", "--kube-context", "y"), CONFIG_BAD);
+    assert_non_null(strstr(err, "conflicts with --kube-context"));
+    config_release(&cfg);
+    assert_int_equal(parse(&cfg, err, 4, "--cluster", "a=x", "--cluster-id", id), CONFIG_BAD);
+    assert_non_null(strstr(err, "conflicts with --cluster-id"));
+    config_release(&cfg);
+    /* cluster ids alone need no Kubernetes connection; a context does */
+    assert_int_equal(parse(&cfg, err, 2, "--cluster", "c=5f2c9a10-0b1e-4c3d-9e8f-0123456789ab"),
+                     CONFIG_OK);
+    assert_int_equal(config_check_kube(&cfg, fake_getenv, err, sizeof err), CONFIG_OK);
+    config_release(&cfg);
+    assert_int_equal(parse(&cfg, err, 2, "--cluster", "a=ctx"), CONFIG_OK);
+    assert_int_equal(config_check_kube(&cfg, fake_getenv, err, sizeof err), CONFIG_BAD);
+    config_release(&cfg);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_defaults, reset_env),
@@ -259,6 +330,7 @@ int main(void) {
         cmocka_unit_test_setup(test_kube_required_unless_no_kube, reset_env),
         cmocka_unit_test_setup(test_secret_read, reset_env),
         cmocka_unit_test_setup(test_app_use_config_fills_calc_settings, reset_env),
+        cmocka_unit_test_setup(test_cluster_flag, reset_env),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
