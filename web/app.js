@@ -42,6 +42,7 @@
  *   advice.js       the setup advisor's findings
  *   exports.js      CSV downloads and the weekly files
  *   status.js       the source status pill
+ *   whatif.js       the "What if" planner panel (GET /api/v1/whatif)
  * format.js (classic script, window.SLFormat) holds the display formatting. */
 import { loadAdvice } from './advice.js';
 import { api } from './api.js';
@@ -56,6 +57,7 @@ import { costParams, readHash, resetPages, state, windowParams } from './state.j
 import { loadStatus } from './status.js';
 import { loadTasks, openTask } from './tasks.js';
 import { loadUncertainty } from './uncertainty.js';
+import { loadWhatif } from './whatif.js';
 
 let firstPaintDone = false;
 
@@ -105,7 +107,10 @@ function reloadAll() {
   document.body.setAttribute('data-panels', 'loading');
   const rest = () =>
     Promise.all([loadTrend(gen), loadReclaims(gen), loadTasks(gen), loadAdvice(gen)]).then(() => {
-      if (gen === state.generation) document.body.setAttribute('data-panels', 'ready');
+      if (gen !== state.generation) return;
+      document.body.setAttribute('data-panels', 'ready');
+      // the planner last: its simulation must not hold up the cards or the panels above
+      if (state.resolved) loadWhatif(gen);
     });
   return loadSummary(gen).then(rest, rest);
 }

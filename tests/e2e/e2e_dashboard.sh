@@ -11,7 +11,12 @@
 #   4. a screenshot is written to build/test-output/dashboard-1280.png;
 #   5. the time to first meaningful paint (cards filled; app.js writes it into
 #      <body data-first-paint-ms>) is printed, with the wall-clock time of the
-#      whole headless load beside it.
+#      whole headless load beside it;
+#   6. the "What if" panel (web/whatif.js, GET /api/v1/whatif): its three bars,
+#      break-even rate and best checkpoint interval equal the API's answer to the
+#      query the panel sent; moving the reclaims slider sends one debounced query
+#      with reclaims_per_day and shows that answer; no horizontal overflow on a
+#      390 px phone; hidden (and tested hidden) where the route answers 404.
 #
 # Stack: start_stack() runs `make run`'s demo (deploy/demo/run.sh) on a free port.
 # E2E_DASHBOARD_URL=http://127.0.0.1:PORT skips start_stack and tests that
@@ -138,9 +143,13 @@ chrome() {
     --virtual-time-budget=15000 "$@" "$url" >"$cout" 2>"$cout.log" || true
 }
 
+# Is there a what-if planner (GET /api/v1/whatif, issue 21)? Without it (404) the
+# panel's one refused request is the only console line a page may show.
+wcode=$(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "$base/api/v1/whatif?window=$window" || true)
+
 # console_clean LOG: no console message of the page
 console_clean() {
-  if grep -q ':CONSOLE' "$1"; then
+  if grep ':CONSOLE' "$1" | { if [ "$wcode" = 404 ]; then grep -v -e '404.*whatif' -e 'whatif.*404'; else cat; fi; } | grep -q .; then
     grep ':CONSOLE' "$1" | sed 's/^[^]]*] /  /' >&2
     fail "console messages while loading the dashboard (above)"
   fi
@@ -335,8 +344,13 @@ paint=$(sed -n 's/.*<body[^>]*data-first-paint-ms="\([0-9]*\)".*/\1/p' "$dir/dom
 # named on screen is the one the API resolved; the status pill covers nothing.
 command -v python3 >/dev/null || fail "python3 is not installed (make deps installs it)"
 cdp() { # cdp URL SIZE WAIT_JS EVAL_JS PNG -> JSON on stdout; console must stay silent
-  timeout -k 5 120 python3 "$root/tests/e2e/cdp_page.py" "$chromium" "$1" "$2" "$3" "$4" "$5" 90 ||
+  timeout -k 5 120 python3 "$root/tests/e2e/cdp_page.py" "$chromium" "$1" "$2" "$3" "$4" "$5" 90 >"$dir/cdp.out" ||
     fail "the DevTools driver failed on $1 at $2"
+  if [ "$wcode" = 404 ]; then # the refused what-if request of a spotledger without it
+    jq '.console |= map(select((test("whatif") and test("404")) | not))' "$dir/cdp.out"
+  else
+    cat "$dir/cdp.out"
+  fi
 }
 probe='(() => {
   const r = (e) => e ? e.getBoundingClientRect() : null;
@@ -469,6 +483,105 @@ for b in bad:
 print("e2e_dashboard: cost basis toggle: #basis=completion shows the %s figures, labelled (%s)" % (want, v["note"]))
 sys.exit(1 if bad else 0)
 PY
+
+# 1e. the "What if" panel (GET /api/v1/whatif, issue 21). It is fetched after the
+# cards; a spotledger without the route (404) keeps it hidden. With the route: the
+# three bars show exactly the API's numbers for the query the panel sent; moving
+# the reclaims slider (three moves within the 300 ms debounce) sends ONE new query
+# carrying reclaims_per_day, marks the slider "supplied" and shows the new answer;
+# on a phone (390 px) the page has no horizontal overflow and every slider has a label.
+wi_ready='["ready","absent","error"].includes(document.getElementById("whatif-panel").dataset.state) && document.body.dataset.panels === "ready"'
+wi_probe='(() => { const p = document.getElementById("whatif-panel");
+  return { state: p.dataset.state, hidden: p.hidden, query: p.dataset.query || null,
+    error: document.getElementById("wi-error").textContent,
+    bars: [...p.querySelectorAll(".wi-bar")].map((b) => [b.dataset.configuration, b.dataset.value, b.dataset.low, b.dataset.high]),
+    breakEven: document.getElementById("wi-break-even").dataset.value || null,
+    youngDaly: document.getElementById("wi-best").dataset.youngDaly || null,
+    simulated: document.getElementById("wi-best").dataset.simulated || null,
+    sources: Object.fromEntries([...p.querySelectorAll("[data-source-for]")].map((m) => [m.dataset.sourceFor, m.dataset.source || ""])),
+    unlabelled: [...p.querySelectorAll("input")].filter((i) => !i.labels || i.labels.length === 0).map((i) => i.id),
+    sliders: p.querySelectorAll("input[type=range]").length,
+    scrollW: document.documentElement.scrollWidth, w: innerWidth,
+    right: Math.max(0, ...[...p.querySelectorAll("*")].map((e) => e.getBoundingClientRect().right)) }; })()'
+# wi_check ANSWER.json PROBE.json WHAT: the bars, break-even and best interval equal the API's answer
+wi_check() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+from decimal import Decimal
+api = json.load(open(sys.argv[1]), parse_float=Decimal)
+v = json.load(open(sys.argv[2]))["value"]
+what = sys.argv[3]
+def d(x):
+    return "null" if x is None else str(Decimal(x).normalize())
+def num(s):
+    return "null" if s in (None, "null") else str(Decimal(s).normalize())
+bad = []
+want = [[c["configuration"], d(c["cost_per_successful_task"]),
+         d((c.get("interval") or {}).get("low")), d((c.get("interval") or {}).get("high"))]
+        for c in api["configurations"]]
+got = [[b[0]] + [num(x) for x in b[1:]] for b in v["bars"]]
+if sorted(want) != sorted(got) or len(got) != 3:
+    bad.append("bars %s, API %s" % (got, want))
+if num(v["breakEven"]) != d(api.get("break_even_reclaims_per_day")):
+    bad.append("break-even %s, API %s" % (v["breakEven"], api.get("break_even_reclaims_per_day")))
+best = api.get("best_checkpoint_interval") or {}
+if (num(v["youngDaly"]), num(v["simulated"])) != (d(best.get("young_daly_seconds")), d(best.get("simulated_seconds"))):
+    bad.append("best interval %s/%s, API %s" % (v["youngDaly"], v["simulated"], best))
+for k, p in api["parameters"].items():
+    if k in v["sources"] and v["sources"][k] != p.get("source"):
+        bad.append("mark of %s: %r, API %r" % (k, v["sources"][k], p.get("source")))
+for b in bad:
+    print("  " + b, file=sys.stderr)
+print("e2e_dashboard: what if (%s): %s" % (what, "; ".join("%s %s [%s, %s]" % tuple(b) for b in got)))
+sys.exit(1 if bad else 0)
+PY
+}
+cdp "$base/#$hash" 1280x900 "$wi_ready" "$wi_probe" "$out_dir/dashboard-whatif-1280.png" >"$dir/wi.json"
+if [ "$wcode" = 404 ]; then
+  jq -e '.value.state == "absent" and .value.hidden and .console == []' "$dir/wi.json" >/dev/null ||
+    fail "what if, route absent: the panel should be hidden: $(jq -c . "$dir/wi.json")"
+  note "what if: /api/v1/whatif answers 404 (no planner on this spotledger): the panel stays hidden"
+else
+  [ "$wcode" = 200 ] || fail "/api/v1/whatif?window=$window answered $wcode"
+  jq -e '.value.state == "ready" and (.value.hidden | not) and .console == [] and .value.sliders == 6 and .value.unlabelled == []' "$dir/wi.json" >/dev/null ||
+    fail "what if: $(jq -c . "$dir/wi.json")"
+  q=$(jq -r .value.query "$dir/wi.json")
+  case "$q" in *reclaims_per_day*) fail "the first what-if query supplies values: $q" ;; esac
+  api "whatif?$q" >"$dir/wi-api.json"
+  wi_check "$dir/wi-api.json" "$dir/wi.json" "measured values" || fail "the what-if panel differs from /api/v1/whatif?$q (above)"
+  # three moves of the reclaims slider within the debounce: one request, the last value
+  move='new Promise((resolve) => {
+    const p = document.getElementById("whatif-panel");
+    const s = document.getElementById("wi-reclaims_per_day");
+    const before = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/v1/whatif")).length;
+    const top = Number(s.max);
+    const vals = [top * 0.5, top * 0.75, top * 0.9].map((x) => (Math.round(x * 10) / 10).toFixed(1));
+    vals.forEach((x, i) => setTimeout(() => { s.value = x; s.dispatchEvent(new Event("input", { bubbles: true })); }, i * 50));
+    const want = "reclaims_per_day=" + vals[2];
+    const t0 = Date.now();
+    (function poll() {
+      if (p.dataset.state === "ready" && (p.dataset.query || "").includes(want)) {
+        const after = performance.getEntriesByType("resource").filter((e) => e.name.includes("/api/v1/whatif")).length;
+        resolve(Object.assign('"$wi_probe"', { requests: after - before, sent: vals[2] }));
+      } else if (Date.now() - t0 > 60000) resolve({ timeout: true, state: p.dataset.state, query: p.dataset.query });
+      else setTimeout(poll, 50);
+    })();
+  })'
+  cdp "$base/#$hash" 1280x900 "$wi_ready" "$move" - >"$dir/wi-move.json"
+  jq -e '.value.state == "ready" and .value.requests == 1 and .value.sources.reclaims_per_day == "supplied" and .console == []' "$dir/wi-move.json" >/dev/null ||
+    fail "what if, moving the reclaims slider: $(jq -c . "$dir/wi-move.json")"
+  q2=$(jq -r .value.query "$dir/wi-move.json")
+  api "whatif?$q2" >"$dir/wi-api2.json"
+  jq -e '.parameters.reclaims_per_day.source == "supplied"' "$dir/wi-api2.json" >/dev/null ||
+    fail "the API did not take reclaims_per_day from $q2 as supplied"
+  wi_check "$dir/wi-api2.json" "$dir/wi-move.json" "reclaims_per_day=$(jq -r .value.sent "$dir/wi-move.json"), one request" ||
+    fail "after moving the slider the panel differs from /api/v1/whatif?$q2 (above)"
+  # a phone: nothing wider than the screen
+  cdp "$base/#$hash" 390x844m "$wi_ready" "$wi_probe" "$out_dir/dashboard-whatif-390.png" >"$dir/wi-phone.json"
+  jq -e '.value.state == "ready" and .value.scrollW <= .value.w and .value.right <= .value.w and .console == []' "$dir/wi-phone.json" >/dev/null ||
+    fail "what if on a phone (390 px): $(jq -c '.value | {scrollW, w, right, state}' "$dir/wi-phone.json")"
+  note "what if on a phone: page $(jq -r .value.scrollW "$dir/wi-phone.json") px wide in a $(jq -r .value.w "$dir/wi-phone.json") px screen, no horizontal overflow"
+fi
 
 # 2. a task's attempts through #task=<uid>
 uid=$(api "tasks?window=$window&limit=1" | jq -r '.tasks[0].uid // empty')
