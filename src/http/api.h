@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http/request.h"
+#include "base/request.h"
 #include "query/window.h"
 
 #define API_NAME_MAX 254

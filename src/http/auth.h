@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "http/request.h"
+#include "base/request.h"
 
 enum auth_level {
     AUTH_OPEN,    /* no token needed: /healthz, /readyz, static files */

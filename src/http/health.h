@@ -4,7 +4,7 @@
 #ifndef SPOTLEDGER_HEALTH_H
 #define SPOTLEDGER_HEALTH_H
 
-#include "http/request.h"
+#include "base/request.h"
 
 void health_live(struct request *req, struct response *resp);
 void health_ready(struct request *req, struct response *resp);

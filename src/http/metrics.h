@@ -8,7 +8,7 @@
 #ifndef SPOTLEDGER_METRICS_H
 #define SPOTLEDGER_METRICS_H
 
-#include "http/request.h"
+#include "base/request.h"
 
 void metrics_handle(struct request *req, struct response *resp);
 

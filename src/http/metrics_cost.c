@@ -10,7 +10,7 @@
 #include "query/uncertainty.h"
 #include "base/log.h"
 #include "base/promw.h"
-#include "http/request.h"
+#include "base/request.h"
 #include "store/store_export.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"

@@ -6,7 +6,7 @@
 #ifndef SPOTLEDGER_ROUTER_H
 #define SPOTLEDGER_ROUTER_H
 
-#include "http/request.h"
+#include "base/request.h"
 
 /* Handles one request completely (resp is filled: status, type, body or fd). */
 void router_handle(struct request *req, struct response *resp);

@@ -22,7 +22,7 @@
 
 #include "service/app.h"
 #include "base/log.h"
-#include "http/request.h"
+#include "base/request.h"
 #include "http/router.h"
 #include "store/store.h"
 #include "base/xalloc.h"

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "http/request.h"
+#include "base/request.h"
 
 /* Serves rel (path below the root, no leading '/') from root into resp:
  * 200 with an open fd, 400 for an unsafe path, 404 when absent. */

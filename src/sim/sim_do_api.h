@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http/request.h"
+#include "base/request.h"
 #include "sim/sim_world.h"
 
 /* True if req->path is under /v2/ (resp filled). base_url ("http://127.0.0.1:P")

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "http/request.h"
+#include "base/request.h"
 #include "sim/sim_fault.h"
 #include "sim/sim_world.h"
 

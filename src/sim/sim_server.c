@@ -15,7 +15,7 @@
 
 #include "base/jsonw.h"
 #include "base/log.h"
-#include "http/request.h"
+#include "base/request.h"
 #include "sim/sim_authz.h"
 #include "sim/sim_do_api.h"
 #include "sim/sim_k8s_api.h"

@@ -20,7 +20,7 @@
 #include <json-c/json.h>
 
 #include "base/log.h"
-#include "http/request.h"
+#include "base/request.h"
 #include "http/router.h"
 #include "service/app.h"
 #include "service/config.h"

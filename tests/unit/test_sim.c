@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "http/request.h"
+#include "base/request.h"
 #include "sim/sim_billing.h"
 #include "sim/sim_do_api.h"
 #include "sim/sim_record.h"

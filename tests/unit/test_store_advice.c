@@ -20,7 +20,7 @@
 #include "source/k8s_api.h"
 #include "k8s_fixtures.h"
 #include "http/metrics.h"
-#include "http/request.h"
+#include "base/request.h"
 #include "store/store.h"
 #include "store/store_advice.h"
 #include "store/store_internal.h"

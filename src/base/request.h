@@ -1,9 +1,13 @@
 /* request — one HTTP exchange as plain data, independent of libmicrohttpd.
  *
- * server.c fills a struct request from MHD (copying everything: MHD's pointers
- * die with the request, STYLE.md MHD 1) and sends the struct response back; route
- * handlers (router.c, api_*.c) only see these structs, so tests drive them
- * directly. Thread rule: one request per thread. */
+ * Both servers use it: the service's (http/server.c) and spotsim's
+ * (sim/sim_server.c) fill a struct request from MHD (copying everything: MHD's
+ * pointers die with the request, STYLE.md MHD 1) and send the struct response
+ * back; route handlers (http/router.c, http/api_*.c, sim/sim_*_api.c) only see
+ * these structs, so tests drive them directly. It sits in base/ so spotsim needs
+ * nothing of the service's layers. `db` and `app` are the service's context,
+ * opaque here (http/server.c sets them; spotsim leaves them NULL).
+ * Thread rule: one request per thread. */
 #ifndef SPOTLEDGER_REQUEST_H
 #define SPOTLEDGER_REQUEST_H
 
@@ -16,8 +20,8 @@
 #define REQUEST_MAX_PARAMS 32
 #define RESPONSE_MAX_HEADERS 8
 
-struct store;
-struct app;
+struct store; /* opaque: store/store.h */
+struct app;   /* opaque: service/app.h */
 
 struct request_param {
     char *key;

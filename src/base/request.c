@@ -1,4 +1,4 @@
-#include "http/request.h"
+#include "base/request.h"
 
 #include <stdarg.h>
 #include <stdio.h>
