@@ -1,5 +1,6 @@
 #include "http/api.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "base/jsonw.h"
@@ -31,10 +32,38 @@ static bool bad(struct response *resp, const char *param, const char *why) {
     return false;
 }
 
+/* "a,b" into ",a,b,": names of letters, digits, '-', '_', '.' (1..63 bytes), no
+ * empty one; false when a name is bad or the list does not fit. */
+static bool parse_clusters(const char *v, char *out, size_t cap) {
+    size_t n = 0, len = 0;
+    if (cap < 2 || !*v)
+        return false;
+    out[n++] = ',';
+    for (const char *p = v;; p++) {
+        if (*p == ',' || *p == '\0') {
+            if (len == 0 || len > 63 || n + 1 >= cap)
+                return false;
+            out[n++] = ',';
+            len = 0;
+            if (!*p)
+                break;
+            continue;
+        }
+        if (!isalnum((unsigned char)*p) && !strchr("-_.", *p))
+            return false;
+        if (n + 2 >= cap)
+            return false;
+        out[n++] = *p;
+        len++;
+    }
+    out[n] = '\0';
+    return true;
+}
+
 bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
                      const char *const *extra) {
-    static const char *const common[] = {"window",     "from",      "to", "configuration",
-                                         "experiment", "namespace", NULL};
+    static const char *const common[] = {"window",     "from",      "to",      "configuration",
+                                         "experiment", "namespace", "cluster", NULL};
     memset(q, 0, sizeof *q);
     for (int i = 0; i < req->nparams; i++) {
         const char *k = req->params[i].key;
@@ -77,6 +106,10 @@ bool api_query_parse(struct request *req, struct response *resp, struct api_quer
     if (ns && !valid_name(ns))
         return bad(resp, "namespace", "expected a namespace name");
     q->namespace_ = ns;
+    const char *cl = request_param(req, "cluster");
+    if (cl && !parse_clusters(cl, q->clusters, sizeof q->clusters))
+        return bad(resp, "cluster",
+                   "expected cluster names (letters, digits, - _ .) separated by commas");
     return true;
 }
 

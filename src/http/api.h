@@ -15,11 +15,15 @@
 
 #define API_NAME_MAX 254
 
+#define API_CLUSTERS_MAX 2200 /* 32 names of up to 63 bytes, with commas */
+
 struct api_query {
     struct window w;
     const char *configuration; /* NULL: all; else spot|fallback|on-demand (loan from req) */
     const char *experiment;    /* NULL: all */
     const char *namespace_;    /* NULL: all */
+    /* cluster=a[,b...] (docs/fleet.md): the clusters read, as ",a,b,"; "" all */
+    char clusters[API_CLUSTERS_MAX];
 };
 
 /* The source clock: the latest Date a successful poll saw, else the wall clock

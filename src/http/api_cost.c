@@ -36,6 +36,19 @@ static void fill_query(struct request *req, const struct api_query *q, int64_t f
     cq->want_attempts = want_attempts;
 }
 
+const struct calc_settings *api_calc_settings(struct request *req, const struct api_query *q,
+                                              struct calc_settings *local) {
+    const struct calc_settings *cfg = req->app ? &req->app->calc : NULL;
+    if (!q->clusters[0])
+        return cfg;
+    if (cfg)
+        *local = *cfg;
+    else
+        memset(local, 0, sizeof *local);
+    local->clusters = q->clusters;
+    return local;
+}
+
 static bool failed(struct response *resp, enum err rc) {
     log_msg(LOG_ERROR, "api: cost computation failed: %s", err_str(rc));
     if (rc == ERR_BUSY || rc == ERR_DB)
@@ -61,8 +74,9 @@ bool api_calc_run(struct request *req, struct response *resp, const struct api_q
         return false;
     struct cost_query cq;
     fill_query(req, q, q->w.from, q->w.to, want_attempts, &cq);
+    struct calc_settings local;
     enum err rc =
-        calc_run(req->db, req->app ? &req->app->calc : NULL, load_from, load_to, &cq, out);
+        calc_run(req->db, api_calc_settings(req, q, &local), load_from, load_to, &cq, out);
     return rc == ERR_OK ? true : failed(resp, rc);
 }
 
@@ -73,13 +87,15 @@ bool api_calc_window(struct request *req, struct response *resp, const struct ap
     struct cost_query cq;
     fill_query(req, q, q->w.from, q->w.to, false, &cq);
     struct app *app = req->app;
-    const struct calc_settings *cfg = app ? &app->calc : NULL;
+    struct calc_settings local;
+    const struct calc_settings *cfg = api_calc_settings(req, q, &local);
     struct compose_stats st;
     /* Composition is opt-in (--compose-days): on a live cluster a poll that touches a
      * global fact invalidates every stored day, and composing then recomputes each
      * day: e2e_year's year window took 3287-4547 ms composed, 1637 ms direct. */
     enum err rc = ERR_NOTFOUND;
-    if (app && app->cfg && app->cfg->compose_days)
+    /* stored days are the fleet's: a cluster= window is always computed */
+    if (app && app->cfg && app->cfg->compose_days && !q->clusters[0])
         rc = compose_run(req->db, app->writer, &app->writer_lock, cfg, &cq, out, &st);
     if (rc == ERR_OK) {
         log_msg(
@@ -106,10 +122,12 @@ bool api_cache_lookup_span(struct request *req, struct response *resp, const str
     slot->closed = req->app && req->db && q->w.to <= api_now(req);
     if (!slot->closed)
         return false;
-    snprintf(slot->key, sizeof slot->key, "%s|%lld|%lld|%s|%s|%s|%s", req->path,
-             (long long)q->w.from, (long long)q->w.to, q->configuration ? q->configuration : "",
-             q->experiment ? q->experiment : "", q->namespace_ ? q->namespace_ : "",
-             extra ? extra : "");
+    int kn = snprintf(slot->key, sizeof slot->key, "%s|%lld|%lld|%s|%s|%s|%s|%s", req->path,
+                      (long long)q->w.from, (long long)q->w.to,
+                      q->configuration ? q->configuration : "", q->experiment ? q->experiment : "",
+                      q->namespace_ ? q->namespace_ : "", q->clusters, extra ? extra : "");
+    if (kn < 0 || (size_t)kn >= sizeof slot->key) /* a cut key could name another query */
+        return false;
     slot->have_version = store_window_version(req->db, vfrom, vto, slot->version) == ERR_OK;
     if (!slot->have_version)
         return false;
@@ -159,7 +177,8 @@ bool api_calc_completion(struct request *req, struct response *resp, const struc
         return false;
     struct cost_query cq;
     fill_query(req, q, q->w.from, q->w.to, false, &cq);
-    enum err rc = calc_completion(req->db, req->app ? &req->app->calc : NULL, q->w.from, q->w.to,
+    struct calc_settings local;
+    enum err rc = calc_completion(req->db, api_calc_settings(req, q, &local), q->w.from, q->w.to,
                                   &cq, out, comp);
     if (rc == ERR_TOOBIG) {
         response_error(resp, 400, "bad_parameter",

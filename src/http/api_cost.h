@@ -10,6 +10,11 @@
 #include "query/calc.h"
 #include "engine/cost.h"
 
+/* The settings a computation for q uses: the service's, or with cluster= a
+ * copy in *local that reads only those clusters (docs/fleet.md). */
+const struct calc_settings *api_calc_settings(struct request *req, const struct api_query *q,
+                                              struct calc_settings *local);
+
 /* Loads rows for [load_from, load_to) and computes the window q->w with q's
  * filters. On failure fills resp (500/503) and returns false. */
 bool api_calc_run(struct request *req, struct response *resp, const struct api_query *q,

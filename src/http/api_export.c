@@ -86,7 +86,7 @@ void api_export_csv(struct request *req, struct response *resp) {
         struct api_query q;
         if (!api_query_parse(req, resp, &q, extra))
             return;
-        if (q.configuration || q.experiment || q.namespace_) {
+        if (q.configuration || q.experiment || q.namespace_ || q.clusters[0]) {
             response_error(resp, 400, "bad_parameter",
                            "the CSV covers every configuration: drop the filters");
             return;

@@ -163,7 +163,8 @@ void api_tasks(struct request *req, struct response *resp) {
         return;
     }
     struct calc c;
-    enum err rc = calc_task_life(req->db, req->app ? &req->app->calc : NULL, q.w.from, q.w.to,
+    struct calc_settings local;
+    enum err rc = calc_task_life(req->db, api_calc_settings(req, &q, &local), q.w.from, q.w.to,
                                  api_now(req), &c);
     if (rc != ERR_OK) {
         response_error(resp, rc == ERR_BUSY || rc == ERR_DB ? 503 : 500, "internal",

@@ -24,6 +24,9 @@ struct calc_settings {
     size_t n_on_demand_sizes;
     const struct config_pair *spot_labels; /* --spot-label KEY=VALUE; none: the two defaults */
     size_t n_spot_labels;
+    /* per request (a copy of the service's settings): the clusters to read,
+     * ",a,b,"; NULL all (docs/fleet.md) */
+    const char *clusters;
 };
 
 #endif

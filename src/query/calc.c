@@ -19,6 +19,7 @@ struct store_cost_opts calc_store_opts(const struct calc_settings *cfg) {
     if (cfg) {
         o.spot_labels = cfg->spot_labels;
         o.n_spot_labels = cfg->n_spot_labels;
+        o.clusters = cfg->clusters;
     }
     return o;
 }

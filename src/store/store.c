@@ -29,7 +29,13 @@ struct store {
     int nstmts;
     struct store_memo memo;
     char cluster[STORE_CLUSTER_MAX]; /* store_set_cluster */
+    char *read_clusters;             /* store_set_read_clusters; NULL all */
 };
+
+void store_set_read_clusters(struct store *s, const char *clusters) {
+    free(s->read_clusters);
+    s->read_clusters = clusters ? xstrdup(clusters) : NULL;
+}
 
 enum err store_set_cluster(struct store *s, const char *name) {
     if (!name || !*name)
@@ -62,11 +68,15 @@ enum err store_fail(struct store *s, int rc, const char *what) {
     return ERR_DB;
 }
 
-/* A statement naming :cluster gets the cluster of the writes (store_set_cluster). */
+/* A statement naming :cluster gets the cluster of the writes (store_set_cluster),
+ * one naming :clusters the clusters of the reads (store_set_read_clusters). */
 static void bind_cluster(struct store *s, sqlite3_stmt *st) {
     int i = sqlite3_bind_parameter_index(st, ":cluster");
     if (i > 0)
         sqlite3_bind_text(st, i, s->cluster, -1, SQLITE_TRANSIENT);
+    i = sqlite3_bind_parameter_index(st, ":clusters");
+    if (i > 0)
+        store_bind_text(st, i, s->read_clusters);
 }
 
 enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out) {
@@ -336,6 +346,7 @@ void store_free(struct store *s) {
         return;
     for (int i = 0; i < s->nstmts; i++)
         sqlite3_finalize(s->stmts[i].st);
+    free(s->read_clusters);
     if (s->db) {
         int rc = sqlite3_close(s->db);
         if (rc != SQLITE_OK)

@@ -58,6 +58,10 @@ void store_rollback(struct store *s);
 enum err store_set_cluster(struct store *s, const char *name);
 /* The cluster writes are bound to now (never NULL). */
 const char *store_cluster(const struct store *s);
+/* The clusters the following cost loads read (store_cost.h): a list of fleet
+ * names as ",a,b," (leading and trailing comma), NULL = every cluster. Set by
+ * each loader from its options; statements naming :clusters get it bound. */
+void store_set_read_clusters(struct store *s, const char *clusters);
 
 /* "PRAGMA integrity_check" == "ok". */
 enum err store_integrity_ok(struct store *s, bool *ok);

@@ -40,7 +40,7 @@ static const char SQL_POOLS[] =
     "AND j.key = json_extract(l.value, '$[0]') AND j.value = json_extract(l.value, '$[1]')) "
     "THEN 'spot' ELSE 'on-demand' END, p.price_hourly_micro, p.deleted_at, "
     "(SELECT min(r.first_signal_at) FROM reclaims r WHERE r.pool_id = p.id) "
-    "FROM node_pools p ORDER BY p.id";
+    "FROM node_pools p WHERE " STORE_IN_CLUSTERS("p.cluster") " ORDER BY p.id";
 
 /* Nodes whose billable life [start, end + 60 s) may touch [from, to). */
 static const char SQL_NODES[] =
@@ -51,7 +51,7 @@ static const char SQL_NODES[] =
     " AND (coalesce(k8s_deleted_at, do_deleted_at) IS NULL "
     "      OR min(coalesce(k8s_deleted_at, do_deleted_at), coalesce(do_deleted_at, k8s_deleted_at))"
     "         >= ?1 - 60) "
-    "ORDER BY name";
+    " AND " STORE_IN_CLUSTERS("cluster") " ORDER BY name";
 
 /* The nodes one task's attempts used. */
 static const char SQL_TASK_NODES[] =
@@ -334,20 +334,24 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
 
 enum err store_cost_load(struct store *s, int64_t from, int64_t to,
                          const struct store_cost_opts *opts, struct store_cost_data **out) {
+    store_set_read_clusters(s, opts ? opts->clusters : NULL);
     return load(s, from, to, NULL, false, 0, opts, out);
 }
 
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts, struct store_cost_data **out) {
+    store_set_read_clusters(s, opts ? opts->clusters : NULL);
     return load(s, from, to, NULL, true, 0, opts, out);
 }
 
 enum err store_cost_load_task(struct store *s, const char *task_uid,
                               const struct store_cost_opts *opts, struct store_cost_data **out) {
+    store_set_read_clusters(s, NULL); /* one task: its own cluster's */
     return load(s, 0, 0, task_uid, false, 0, opts, out);
 }
 
 enum err store_cost_load_edge(struct store *s, int64_t edge, const struct store_cost_opts *opts,
                               struct store_cost_data **out) {
+    store_set_read_clusters(s, opts ? opts->clusters : NULL);
     return load(s, edge - 1, edge + 1, NULL, false, edge, opts, out);
 }

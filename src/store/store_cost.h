@@ -31,6 +31,10 @@ struct store_cost_opts {
      * (doks.digitalocean.com/capacity-type=spot, gpu-pool-type=spot). */
     const struct config_pair *spot_labels;
     size_t n_spot_labels;
+    /* the clusters to read (docs/fleet.md), ",a,b,"; NULL: all. Pools, nodes,
+     * tasks and attempts of other clusters are not loaded, so every figure is
+     * the one a database holding only these clusters would give. */
+    const char *clusters;
 };
 
 struct store_cost_data {

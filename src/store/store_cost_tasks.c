@@ -28,8 +28,10 @@ static const char SQL_LIFE[] = "SELECT max(completed_at - created_at) FROM tasks
     "uid, namespace, experiment, configuration, outcome, completed_at, name, completions"
 static const char SQL_W_TASKS[] =
     "SELECT " TASK_COLS " FROM tasks "
-    "WHERE completed_at >= ?1 AND completed_at < ?2 "
-    "UNION ALL SELECT " TASK_COLS " FROM tasks WHERE completed_at IS NULL";
+    "WHERE completed_at >= ?1 AND completed_at < ?2 AND " STORE_IN_CLUSTERS(
+        "cluster") " "
+                   "UNION ALL SELECT " TASK_COLS " FROM tasks WHERE completed_at IS NULL "
+                   "AND " STORE_IN_CLUSTERS("cluster");
 
 #define ATTEMPT_COLS                                                                               \
     "task_uid, uid, namespace, node_name, gpu_request, cpu_request_milli, created_at, "            \
@@ -40,10 +42,13 @@ static const char SQL_W_ATTEMPTS[] =
     "SELECT " ATTEMPT_COLS " FROM attempts "
     "WHERE coalesce(scheduled_at, created_at, started_at) >= ?1 "
     "  AND coalesce(scheduled_at, created_at, started_at) < ?2 "
-    "UNION ALL SELECT " ATTEMPT_COLS " FROM attempts "
-    "WHERE finished_at IS NULL AND deleted_at IS NULL "
-    "  AND NOT (coalesce(scheduled_at, created_at, started_at) >= ?1 "
-    "           AND coalesce(scheduled_at, created_at, started_at) < ?2)";
+    "  AND " STORE_IN_CLUSTERS(
+        "cluster") " "
+                   "UNION ALL SELECT " ATTEMPT_COLS " FROM attempts "
+                   "WHERE finished_at IS NULL AND deleted_at IS NULL "
+                   "  AND NOT (coalesce(scheduled_at, created_at, started_at) >= ?1 "
+                   "           AND coalesce(scheduled_at, created_at, started_at) < ?2) "
+                   "  AND " STORE_IN_CLUSTERS("cluster");
 /* Later attempts (starting at or after the window's end) of the tasks it
  * touched: a task's winner, its next attempt after an interruption and its
  * duplicates may start after the window, and no figure may depend on where the
@@ -53,7 +58,7 @@ static const char SQL_W_LATER_ATTEMPTS[] =
     "SELECT " ATTEMPT_COLS " FROM attempts "
     "WHERE coalesce(scheduled_at, created_at, started_at) >= ?1 "
     "  AND coalesce(scheduled_at, created_at, started_at) <= ?2 "
-    "  AND NOT (finished_at IS NULL AND deleted_at IS NULL)";
+    "  AND NOT (finished_at IS NULL AND deleted_at IS NULL) AND " STORE_IN_CLUSTERS("cluster");
 /* A running task's later attempts (it has no completion bound), by its uid. */
 static const char SQL_W_TASK_LATER[] = "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1 "
                                        "  AND coalesce(scheduled_at, created_at, started_at) >= ?2 "
@@ -470,6 +475,7 @@ enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts,
                                const struct store_cost_data *base, const struct cost_index *node_ix,
                                struct store_cost_data **out) {
+    store_set_read_clusters(s, opts ? opts->clusters : NULL);
     enum cost_config default_config = opts ? opts->default_config : COST_FALLBACK;
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     int64_t back = 0, life = 0;

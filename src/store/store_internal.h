@@ -48,7 +48,10 @@ bool store_memo_window(struct store_memo *m, uint64_t gen, int64_t from, int64_t
 void store_memo_set_window(struct store_memo *m, uint64_t gen, int64_t from, int64_t to,
                            const int64_t v[2]);
 /* A statement that names the parameter :cluster comes back with the cluster of
- * the writes (store_set_cluster) bound to it. */
+ * the writes (store_set_cluster) bound to it, one naming :clusters with the
+ * clusters of the reads (store_set_read_clusters; NULL = all). */
+#define STORE_IN_CLUSTERS(col) "(:clusters IS NULL OR instr(:clusters, ',' || " col " || ',') > 0)"
+
 enum err store_stmt(struct store *s, const char *sql, sqlite3_stmt **out);
 /* Steps a statement that returns no rows; resets it. ERR_DB (logged) on failure. */
 enum err store_exec_stmt(struct store *s, sqlite3_stmt *st);

@@ -154,6 +154,13 @@ if [ -s "$tmp/oracle.diff" ]; then
   head -20 "$tmp/oracle.diff" >&2
   fail "the fleet's figures differ from the oracle's truth of east"
 fi
+# cluster=east is the fleet (west and ghost stored nothing); cluster=west is empty
+curl -sf "$base/api/v1/summary?$w&cluster=east" | jq -S 'del(.now)' > "$tmp/east.json"
+jq -S 'del(.now)' "$tmp/summary.json" | cmp -s - "$tmp/east.json" ||
+  fail "cluster=east differs from the fleet summary"
+curl -sf "$base/api/v1/summary?$w&cluster=west" |
+  jq -e '.nodes_total_cost == 0 and ([.configurations[] | .tasks_succeeded] | add) == 0' \
+  >/dev/null || fail "cluster=west is not empty"
 # the oracle compared something: east ran tasks at a cost
 jq -e '.nodes_total_cost > 0 and ([.configurations[] | .tasks_succeeded] | add) > 0' \
   "$tmp/summary.json" >/dev/null || fail "an empty summary: $(head -c 300 "$tmp/summary.json")"
