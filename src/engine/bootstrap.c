@@ -164,15 +164,79 @@ static void percentiles(int64_t *st, int m, struct boot_interval *out) {
     out->reason[0] = '\0';
 }
 
-static bool too_small(const struct sample *s, int64_t min, struct boot_interval *out,
-                      const char *what) {
-    if (s->successes >= min)
+/* Fills out with "no interval" when have < min ("<prefix><have> <what>
+ * task(s), fewer than <min>"), n its sample size; returns whether it did. */
+static bool too_few(int64_t have, int64_t min, int64_t n, const char *prefix, const char *what,
+                    struct boot_interval *out) {
+    if (have >= min)
         return false;
     char why[BOOT_REASON_MAX];
-    snprintf(why, sizeof why, "%s%lld successful task%s, fewer than %lld", what,
-             (long long)s->successes, s->successes == 1 ? "" : "s", (long long)min);
-    no_interval(out, (int64_t)s->successes, why);
+    snprintf(why, sizeof why, "%s%lld %s task%s, fewer than %lld", prefix, (long long)have, what,
+             have == 1 ? "" : "s", (long long)min);
+    no_interval(out, n, why);
     return true;
+}
+
+/* What an interval is about, computed the same way on the whole sample(s) (the
+ * point) and on each resample (the spread). */
+enum statistic {
+    STAT_RATIO,  /* cost per successful task */
+    STAT_PAIRED, /* it minus the alternative's cost per priced task, same sample */
+    STAT_DIFF,   /* sample a's cost per successful task minus sample b's */
+};
+
+/* The statistic of sums a (and b, STAT_DIFF) in *v; false when it is undefined
+ * (a ratio without a denominator). */
+static bool statistic(enum statistic k, const struct sums *a, const struct sums *b, int64_t *v) {
+    switch (k) {
+    case STAT_RATIO:
+        if (a->successes <= 0)
+            return false;
+        *v = div_round(a->cost, a->successes);
+        return true;
+    case STAT_PAIRED:
+        if (a->successes <= 0 || a->alt_tasks <= 0)
+            return false;
+        *v = div_round(a->cost, a->successes) - div_round(a->alt_cost, a->alt_tasks);
+        return true;
+    case STAT_DIFF:
+        if (a->successes <= 0 || b->successes <= 0)
+            return false;
+        *v = div_round(a->cost, a->successes) - div_round(b->cost, b->successes);
+        return true;
+    }
+    return false;
+}
+
+static struct sums whole(const struct sample *s) {
+    return (struct sums){s->cost, s->successes, s->alt_cost, s->alt_tasks};
+}
+
+/* The interval of statistic k over nb resamples of sa (and sb, drawn after sa
+ * in each round, STAT_DIFF) from seed rng; n is the reported sample size. The
+ * samples are big enough (checked by the caller). */
+static enum err resample(enum statistic k, const struct sample *sa, const struct sample *sb, int nb,
+                         uint64_t rng, int64_t n, struct boot_interval *out) {
+    int64_t *st = malloc((size_t)nb * sizeof *st);
+    if (!st)
+        return ERR_NOMEM;
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    int m = 0;
+    for (int r = 0; r < nb; r++) {
+        struct sums ra = draw(sa, &rng), rb = {0, 0, 0, 0};
+        if (sb)
+            rb = draw(sb, &rng);
+        if (statistic(k, &ra, &rb, &st[m]))
+            m++;
+    }
+    percentiles(st, m, out);
+    if (out->ok) {
+        struct sums wa = whole(sa), wb = sb ? whole(sb) : (struct sums){0, 0, 0, 0};
+        (void)statistic(k, &wa, &wb, &out->point);
+    }
+    free(st);
+    return ERR_OK;
 }
 
 enum err boot_ratio(const struct boot_item *items, size_t n, const struct boot_params *p,
@@ -186,30 +250,11 @@ enum err boot_ratio(const struct boot_item *items, size_t n, const struct boot_p
     enum err rc = sample_build(items, n, &s);
     if (rc != ERR_OK)
         return rc;
-    if (too_small(&s, min, out, "")) {
-        sample_free(&s);
-        return ERR_OK;
-    }
-    int64_t *st = malloc((size_t)nb * sizeof *st);
-    if (!st) {
-        sample_free(&s);
-        return ERR_NOMEM;
-    }
-    memset(out, 0, sizeof *out);
-    out->n = (int64_t)s.successes;
-    out->point = div_round(s.cost, s.successes);
-    int m = 0;
-    for (int k = 0; k < nb; k++) {
-        struct sums r = draw(&s, &rng);
-        if (r.successes > 0)
-            st[m++] = div_round(r.cost, r.successes);
-    }
-    percentiles(st, m, out);
-    if (out->ok)
-        out->point = div_round(s.cost, s.successes);
-    free(st);
+    int64_t ns = (int64_t)s.successes;
+    if (!too_few(ns, min, ns, "", "successful", out))
+        rc = resample(STAT_RATIO, &s, NULL, nb, rng, ns, out);
     sample_free(&s);
-    return ERR_OK;
+    return rc;
 }
 
 enum err boot_paired_diff(const struct boot_item *items, size_t n, const struct boot_params *p,
@@ -223,37 +268,12 @@ enum err boot_paired_diff(const struct boot_item *items, size_t n, const struct 
     enum err rc = sample_build(items, n, &s);
     if (rc != ERR_OK)
         return rc;
-    if (too_small(&s, min, out, "")) {
-        sample_free(&s);
-        return ERR_OK;
-    }
-    if (s.alt_tasks < min) {
-        char why[BOOT_REASON_MAX];
-        snprintf(why, sizeof why, "%lld priced task%s, fewer than %lld", (long long)s.alt_tasks,
-                 s.alt_tasks == 1 ? "" : "s", (long long)min);
-        no_interval(out, (int64_t)s.successes, why);
-        sample_free(&s);
-        return ERR_OK;
-    }
-    int64_t *st = malloc((size_t)nb * sizeof *st);
-    if (!st) {
-        sample_free(&s);
-        return ERR_NOMEM;
-    }
-    memset(out, 0, sizeof *out);
-    out->n = (int64_t)s.successes;
-    int m = 0;
-    for (int k = 0; k < nb; k++) {
-        struct sums r = draw(&s, &rng);
-        if (r.successes > 0 && r.alt_tasks > 0)
-            st[m++] = div_round(r.cost, r.successes) - div_round(r.alt_cost, r.alt_tasks);
-    }
-    percentiles(st, m, out);
-    if (out->ok)
-        out->point = div_round(s.cost, s.successes) - div_round(s.alt_cost, s.alt_tasks);
-    free(st);
+    int64_t ns = (int64_t)s.successes;
+    if (!too_few(ns, min, ns, "", "successful", out) &&
+        !too_few((int64_t)s.alt_tasks, min, ns, "", "priced", out))
+        rc = resample(STAT_PAIRED, &s, NULL, nb, rng, ns, out);
     sample_free(&s);
-    return ERR_OK;
+    return rc;
 }
 
 enum err boot_diff(const struct boot_item *a, size_t na, const struct boot_item *b, size_t nb_,
@@ -272,34 +292,14 @@ enum err boot_diff(const struct boot_item *a, size_t na, const struct boot_item 
         sample_free(&sa);
         return rc;
     }
-    if (too_small(&sa, min, out, "first sample: ") || too_small(&sb, min, out, "second sample: ")) {
-        sample_free(&sa);
-        sample_free(&sb);
-        return ERR_OK;
-    }
-    int64_t *st = malloc((size_t)nb * sizeof *st);
-    if (!st) {
-        sample_free(&sa);
-        sample_free(&sb);
-        return ERR_NOMEM;
-    }
-    memset(out, 0, sizeof *out);
+    int64_t n1 = (int64_t)sa.successes, n2 = (int64_t)sb.successes;
     /* n: the smaller sample, the one that limits how sure the difference is */
-    out->n = (int64_t)(sa.successes < sb.successes ? sa.successes : sb.successes);
-    int m = 0;
-    for (int k = 0; k < nb; k++) {
-        struct sums ra = draw(&sa, &rng);
-        struct sums rb = draw(&sb, &rng);
-        if (ra.successes > 0 && rb.successes > 0)
-            st[m++] = div_round(ra.cost, ra.successes) - div_round(rb.cost, rb.successes);
-    }
-    percentiles(st, m, out);
-    if (out->ok)
-        out->point = div_round(sa.cost, sa.successes) - div_round(sb.cost, sb.successes);
-    free(st);
+    if (!too_few(n1, min, n1, "first sample: ", "successful", out) &&
+        !too_few(n2, min, n2, "second sample: ", "successful", out))
+        rc = resample(STAT_DIFF, &sa, &sb, nb, rng, n1 < n2 ? n1 : n2, out);
     sample_free(&sa);
     sample_free(&sb);
-    return ERR_OK;
+    return rc;
 }
 
 int boot_verdict(const struct boot_interval *d) {
