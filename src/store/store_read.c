@@ -134,9 +134,12 @@ static const char SQL_SPAN_BOUND[] =
 static const char SQL_LIFE_BOUND[] = "SELECT max(completed_at - created_at) FROM tasks";
 static const char SQL_MARKS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_marks "
                                 "WHERE day = 0 OR (day >= ?1 AND day <= ?2)";
-/* schema/010: facts that span days, counted where their span meets [?1, ?2] */
+/* schema/010: facts that span days, counted where their span meets [?1, ?2];
+ * schema/011: billing facts, likewise (a window's reconciliation) */
 static const char SQL_SPANS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_spans "
                                 "WHERE lo <= ?2 AND hi >= ?1";
+static const char SQL_BILLING[] = "SELECT coalesce(sum(n), 0), count(*) FROM billing_spans "
+                                  "WHERE lo <= ?2 AND hi >= ?1";
 
 static int64_t bound(struct store *s, const char *sql, enum err *rc) {
     sqlite3_stmt *st;
@@ -170,8 +173,8 @@ enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t
         return rc;
     int64_t lo = from - span - life - 86400, hi = to + life + 86400;
     int64_t v[2] = {0, 0};
-    const char *const sql[2] = {SQL_MARKS, SQL_SPANS};
-    for (int k = 0; k < 2 && rc == ERR_OK; k++) {
+    const char *const sql[3] = {SQL_MARKS, SQL_SPANS, SQL_BILLING};
+    for (int k = 0; k < 3 && rc == ERR_OK; k++) {
         sqlite3_stmt *st;
         if ((rc = store_stmt(s, sql[k], &st)) != ERR_OK)
             return rc;

@@ -49,13 +49,16 @@ enum err store_task_attempts(struct store *s, const char *task_uid, struct store
 enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n);
 
 /* The change version of window [from, to): the change marks (schema/004) of the
- * days whose facts can reach the window, and of day 0 (global facts). Two equal
- * versions mean no fact the window depends on changed in between. */
+ * days whose facts can reach the window and of day 0 (global facts), the spans
+ * of facts that meet those days (schema/010), and the billing facts' spans
+ * (schema/011: a summary carries its months' reconciliation). Two equal
+ * versions mean no fact the window's responses depend on changed in between. */
 enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]);
 
-/* The change version of each day d in [d0, d1) into out[d - d0]: exactly
- * store_window_version(d * 86400, (d + 1) * 86400), computed with
- * one read of the change marks for all of them. ERR_INVAL when d1 - d0 is not
+/* The cost facts' change version of each day d in [d0, d1) into out[d - d0]:
+ * store_window_version(d * 86400, (d + 1) * 86400) without the billing facts
+ * (a day's partial sums read no billing row), computed with one read of the
+ * change marks for all of them. ERR_INVAL when d1 - d0 is not
  * in 1..4000; ERR_DB. */
 enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*out)[2]);
 

@@ -93,6 +93,14 @@ static void versions(struct fx *f, int64_t (*v)[2]) {
     assert_int_equal(store_day_versions(f->s, D0, D0 + ND, v), ERR_OK);
 }
 
+/* The response cache's version of each day (store_window_version: billing too). */
+static void wversions(struct fx *f, int64_t (*v)[2]) {
+    for (int i = 0; i < ND; i++)
+        assert_int_equal(
+            store_window_version(f->s, (D0 + i) * (int64_t)DAY, (D0 + i + 1) * (int64_t)DAY, v[i]),
+            ERR_OK);
+}
+
 /* Days of [D0, D0 + ND) whose version moved between a and b: bit i of the
  * returned mask for day D0 + i. */
 static uint64_t moved(int64_t (*a)[2], int64_t (*b)[2]) {
@@ -154,6 +162,25 @@ static void test_late_attempt(void **state) {
             (long long)(B + 5) * DAY + 600, (long long)(B + 5) * DAY + 900);
     versions(f, b);
     assert_moved_exactly(moved(a, b), B + 3, B + 7);
+}
+
+/* A task created on day B + 5 and not finished (what the watcher stores for a
+ * new Job), then completing 2 h later: the days of its reach move, nothing else.
+ * Before schema/011 an unfinished task marked day 0: every day moved. */
+static void test_new_task(void **state) {
+    struct fx *f = *state;
+    int64_t a[ND][2], b[ND][2];
+    versions(f, a);
+    exec_ok(f->s,
+            "INSERT INTO tasks(uid, job_uid, namespace, name, created_at, first_seen, last_seen)"
+            " VALUES ('t-new','j2','ns','job2',%lld,1,1)",
+            (long long)(B + 5) * DAY + 600);
+    versions(f, b);
+    assert_moved_exactly(moved(a, b), B + 3, B + 7);
+    exec_ok(f->s, "UPDATE tasks SET completed_at = %lld, outcome = 'succeeded' WHERE uid = 't-new'",
+            (long long)(B + 5) * DAY + 7800);
+    versions(f, a);
+    assert_moved_exactly(moved(b, a), B + 3, B + 7);
 }
 
 /* A node deleted on day B after 50 days of life: the days from B on move (they
@@ -234,8 +261,9 @@ static void test_restore_unchanged(void **state) {
     assert_int_equal(store_do_upsert_node(f->s, &p, &n, "on-demand", 3600000, seen), ERR_OK);
     assert_int_equal(store_do_upsert_invoice(f->s, &inv, seen), ERR_OK);
     assert_int_equal(store_do_replace_invoice_items(f->s, inv.uuid, items, 2), ERR_OK);
-    int64_t a[ND][2], b[ND][2];
+    int64_t a[ND][2], b[ND][2], wa[ND][2], wb[ND][2];
     versions(f, a);
+    wversions(f, wa);
     for (int k = 0; k < 3; k++) {
         seen += 60;
         assert_int_equal(store_do_upsert_pool(f->s, "c1", &p, "on-demand", "slug", 3600000, seen),
@@ -249,18 +277,23 @@ static void test_restore_unchanged(void **state) {
                 (long long)seen, (long long)seen);
     }
     versions(f, b);
+    wversions(f, wb);
     assert_int_equal(moved(a, b), 0);
-    /* the preview's items do change: its month moves (Nov 2026 = days 20758 ..
-     * 20787, B = 20769; its reach: 20756 .. 20789): October's days stay */
+    assert_int_equal(moved(wa, wb), 0);
+    /* the preview's items do change: the cached responses of its month move (Nov
+     * 2026 = days 20758 .. 20787, B = 20769; with the reach 20756 .. 20789),
+     * October's stay; no day's partial sums move (they read no billing row) */
     items[1].amount = 250;
     assert_int_equal(store_do_replace_invoice_items(f->s, inv.uuid, items, 2), ERR_OK);
     versions(f, a);
-    assert_moved_exactly(moved(b, a), 20758 - 2, 20787 + 2);
+    wversions(f, wa);
+    assert_moved_exactly(moved(wb, wa), 20758 - 2, 20787 + 2);
+    assert_int_equal(moved(b, a), 0);
     /* one item fewer is a change too */
     assert_int_equal(store_do_replace_invoice_items(f->s, inv.uuid, items, 1), ERR_OK);
-    versions(f, b);
-    assert_true(day_moved(moved(a, b), B));
-    assert_false(day_moved(moved(a, b), 20787 + 3));
+    wversions(f, wb);
+    assert_true(day_moved(moved(wa, wb), B));
+    assert_false(day_moved(moved(wa, wb), 20787 + 3));
 }
 
 /* The per-day versions stay store_window_version's, day by day. */
@@ -288,6 +321,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_late_node, setup, teardown),
         cmocka_unit_test_setup_teardown(test_late_attempt, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_task, setup, teardown),
         cmocka_unit_test_setup_teardown(test_node_deleted, setup, teardown),
         cmocka_unit_test_setup_teardown(test_price_change, setup, teardown),
         cmocka_unit_test_setup_teardown(test_restore_unchanged, setup, teardown),

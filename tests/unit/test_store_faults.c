@@ -387,6 +387,7 @@ static const struct fault_case CASES[] = {
     {OP_WINDOW_VERSION, "tasks", MISSING, ERR_DB},
     {OP_WINDOW_VERSION, "change_marks", MISSING, ERR_DB},
     {OP_WINDOW_VERSION, "change_spans", MISSING, ERR_DB},
+    {OP_WINDOW_VERSION, "billing_spans", MISSING, ERR_DB},
     {OP_WINDOW_VERSION, "change_marks", UNREADABLE, ERR_DB},
     /* exports */
     {OP_EXPORT_PUT, "exports", MISSING, ERR_DB},
@@ -488,7 +489,7 @@ static const struct fault_case CASES[] = {
     {OP_WATCH_SET, "watch_state", REFUSED, ERR_DB},
     {OP_PUT_JOB, "tasks", MISSING, ERR_DB},
     {OP_PUT_JOB, "tasks", REFUSED, ERR_DB},
-    {OP_PUT_JOB, "change_marks", MISSING, ERR_DB}, /* the tasks trigger writes it */
+    {OP_PUT_JOB, "change_spans", MISSING, ERR_DB}, /* the tasks trigger writes it (schema/011) */
     {OP_PUT_JOB, "exports", MISSING, ERR_OK},
 };
 
