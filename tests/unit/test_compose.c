@@ -34,6 +34,7 @@
 #include "store/store_read.h"
 
 #include "partial_world.h"
+#include "tmpdb.h"
 
 static const char *PHASE[] = {"Unknown", "Pending", "Running", "Succeeded", "Failed"};
 static const char *OUTCOME[] = {"running", "succeeded", "failed"};
@@ -291,12 +292,7 @@ static void test_composed_equals_calc_run(void **state) {
             assert_int_equal(b.stored, 28);
         }
         store_free(s);
-        unlink(path);
-        char side[64];
-        snprintf(side, sizeof side, "%s-wal", path);
-        unlink(side);
-        snprintf(side, sizeof side, "%s-shm", path);
-        unlink(side);
+        tmpdb_unlink(path);
     }
     printf("test_compose: %d windows composed equal to calc_run, %d read back stored days, "
            "%d recomputed a day after a late row\n",

@@ -39,6 +39,7 @@
 #include "store/store_k8s.h"
 
 #include "oracle_gen.h"
+#include "tmpdb.h"
 
 /* ---- what a watcher and a poller would have stored ------------------------ */
 
@@ -588,12 +589,7 @@ static int run_seed(uint64_t seed) {
         printf("seed %llu: %d differences; replay: ORACLE_SEED=%llu build/san/tests/test_oracle\n",
                (unsigned long long)seed, ndiff - before, (unsigned long long)seed);
     store_free(s);
-    char p2[80];
-    unlink(path);
-    snprintf(p2, sizeof p2, "%s-wal", path);
-    unlink(p2);
-    snprintf(p2, sizeof p2, "%s-shm", path);
-    unlink(p2);
+    tmpdb_unlink(path);
     orc_result_release(&want);
     free(g);
     return ndiff > before;

@@ -18,6 +18,7 @@
 #include "ingest/poll_do.h"
 #include "store/store.h"
 #include "store/store_do.h"
+#include "tmpdb.h"
 
 #define TOKEN "dop_v1_SPOTLEDGER_DISTINCTIVE_TEST_TOKEN_7f3a9c1e"
 #define CLUSTER "c0ffee00-0000-4000-8000-000000000001"
@@ -126,12 +127,7 @@ static int teardown(void **state) {
     store_free(f->db);
     fake_stop(&f->srv);
     pthread_mutex_destroy(&f->lock);
-    char p[96];
-    unlink(f->db_path);
-    snprintf(p, sizeof p, "%s-wal", f->db_path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", f->db_path);
-    unlink(p);
+    tmpdb_unlink(f->db_path);
     free(f);
     return 0;
 }

@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "store/store_internal.h"
 #include "store/store_read.h"
+#include "tmpdb.h"
 
 static void test_cache(void **state) {
     (void)state;
@@ -48,8 +49,6 @@ static void test_cache(void **state) {
     buf_release(&b);
     respcache_release(&c);
 }
-
-static void unlink_db(const char *path);
 
 static int64_t day(int64_t d) {
     return d * 86400;
@@ -102,16 +101,7 @@ static void test_window_version(void **state) {
     assert_int_equal(store_window_version(s, day(300), day(307), far2), ERR_OK);
     assert_true(far2[0] != far[0]);
     store_free(s);
-    unlink_db(path);
-}
-
-static void unlink_db(const char *path) {
-    char p2[64];
-    unlink(path);
-    snprintf(p2, sizeof p2, "%s-wal", path);
-    unlink(p2);
-    snprintf(p2, sizeof p2, "%s-shm", path);
-    unlink(p2);
+    tmpdb_unlink(path);
 }
 
 static void add_poll(struct store *s, int64_t source_time) {
@@ -171,7 +161,7 @@ static void test_read_memo(void **state) {
     assert_int_equal(now, 2000);
     store_free(r);
     store_free(w);
-    unlink_db(path);
+    tmpdb_unlink(path);
 }
 
 int main(void) {

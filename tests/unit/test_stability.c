@@ -31,6 +31,7 @@
 #include "query/report.h"
 #include "store/store.h"
 #include "store/store_internal.h"
+#include "tmpdb.h"
 
 #define W0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
 #define H 3600
@@ -55,12 +56,7 @@ static struct store *db_open(char *path) {
 
 static void db_close(struct store *s, const char *path) {
     store_free(s);
-    unlink(path);
-    char p2[64];
-    snprintf(p2, sizeof p2, "%s-wal", path);
-    unlink(p2);
-    snprintf(p2, sizeof p2, "%s-shm", path);
-    unlink(p2);
+    tmpdb_unlink(path);
 }
 
 static void rows(struct store *s) {

@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "store/store.h"
 #include "store/store_internal.h"
+#include "tmpdb.h"
 
 struct fx {
     char path[64];
@@ -34,18 +35,9 @@ static int setup(void **state) {
     return 0;
 }
 
-static void teardown_files(const char *path) {
-    char p[80];
-    unlink(path);
-    snprintf(p, sizeof p, "%s-wal", path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", path);
-    unlink(p);
-}
-
 static int teardown(void **state) {
     struct fx *f = *state;
-    teardown_files(f->path);
+    tmpdb_unlink(f->path);
     free(f);
     return 0;
 }
@@ -150,7 +142,7 @@ static void test_file_modes(void **state) {
     assert_int_equal(mode_of(f->path), 0640);
     assert_int_equal(mode_of(wal), 0640);
     store_free(s);
-    teardown_files(f->path);
+    tmpdb_unlink(f->path);
     umask(077);
     assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
     assert_int_equal(mode_of(f->path), 0600);

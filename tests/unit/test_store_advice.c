@@ -25,6 +25,7 @@
 #include "store/store_advice.h"
 #include "store/store_internal.h"
 #include "store/store_k8s.h"
+#include "tmpdb.h"
 
 #define T0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
 #define WINDOW "2026-03-02T00:00:00Z,2026-03-03T00:00:00Z"
@@ -123,12 +124,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     struct fx *f = *state;
     store_free(f->db);
-    char p[96];
-    unlink(f->path);
-    snprintf(p, sizeof p, "%s-wal", f->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", f->path);
-    unlink(p);
+    tmpdb_unlink(f->path);
     free(f);
     return 0;
 }

@@ -19,6 +19,7 @@
 #include "store/store.h"
 #include "store/store_do.h"
 #include "store/store_insights.h"
+#include "tmpdb.h"
 
 /* reconcile_* structs own their strings; test literals are cast, never freed */
 #define S(x) ((char *)(x))
@@ -44,12 +45,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
     struct fx *f = *state;
     store_free(f->db);
-    char p[96];
-    unlink(f->path);
-    snprintf(p, sizeof p, "%s-wal", f->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", f->path);
-    unlink(p);
+    tmpdb_unlink(f->path);
     free(f);
     return 0;
 }

@@ -21,6 +21,7 @@
 #include "store/store_cost.h"
 #include "engine/cost.h"
 #include "base/timeutil.h"
+#include "tmpdb.h"
 
 struct fx {
     char path[64];
@@ -47,12 +48,7 @@ static int teardown(void **state) {
     struct fx *f = *state;
     sqlite3_close(f->ro);
     store_free(f->s);
-    char p[80];
-    unlink(f->path);
-    snprintf(p, sizeof p, "%s-wal", f->path);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", f->path);
-    unlink(p);
+    tmpdb_unlink(f->path);
     free(f);
     return 0;
 }

@@ -26,6 +26,7 @@
 #include "base/buf.h"
 #include "store/store.h"
 #include "ingest/watch_k8s.h"
+#include "tmpdb.h"
 
 enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_PDBS, R_N };
 
@@ -459,12 +460,7 @@ static int teardown(void **state) {
     fk_stop(t->f);
     store_free(t->s);
     pthread_mutex_destroy(&t->lock);
-    char p[96];
-    unlink(t->db);
-    snprintf(p, sizeof p, "%s-wal", t->db);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", t->db);
-    unlink(p);
+    tmpdb_unlink(t->db);
     unlink(t->tokfile);
     free(t);
     return 0;

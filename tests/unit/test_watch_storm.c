@@ -32,6 +32,7 @@
 #include "base/log.h"
 #include "ingest/watch_k8s.h"
 #include "store/store.h"
+#include "tmpdb.h"
 
 enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_PDBS, R_N };
 enum mode { M_CLOSE, M_GONE, M_DEAD, M_FROZEN };
@@ -192,12 +193,7 @@ static void rig_stop(struct rig *r) {
     fk_stop(r->f);
     store_free(r->s);
     pthread_mutex_destroy(&r->lock);
-    char p[96];
-    unlink(r->db);
-    snprintf(p, sizeof p, "%s-wal", r->db);
-    unlink(p);
-    snprintf(p, sizeof p, "%s-shm", r->db);
-    unlink(p);
+    tmpdb_unlink(r->db);
 }
 
 static int64_t q_int(const char *db, const char *sql) {
