@@ -5,6 +5,7 @@
 
 #include "http/api.h"
 #include "http/api_cost.h"
+#include "http/api_whatif.h"
 #include "service/app.h"
 #include "http/auth.h"
 #include "service/config.h"
@@ -28,6 +29,7 @@ static const struct route routes[] = {
     {"/api/v1/status", M_GET, AUTH_READ, api_status},
     {"/api/v1/poll", M_POST, AUTH_ADMIN, api_poll_now},
     {"/api/v1/summary", M_GET, AUTH_READ, api_summary},
+    {"/api/v1/whatif", M_GET, AUTH_READ, api_whatif},
     {"/api/v1/nodes", M_GET, AUTH_READ, api_nodes},
     {"/api/v1/pools", M_GET, AUTH_READ, api_pools},
     {"/api/v1/reclaims", M_GET, AUTH_READ, api_reclaims},

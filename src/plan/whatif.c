@@ -49,6 +49,10 @@ enum err whatif_check(const struct whatif_params *p, const char **field) {
     else if (p->gpus_node < 1 || p->gpus_node > 64 || p->gpus_task < 1 ||
              p->gpus_task > p->gpus_node)
         bad = "gpus";
+    else if (p->idle_bp[0] < 0 || p->idle_bp[0] > WHATIF_MAX_IDLE_BP || p->idle_bp[1] < 0 ||
+             p->idle_bp[1] > WHATIF_MAX_IDLE_BP || p->idle_bp[2] < 0 ||
+             p->idle_bp[2] > WHATIF_MAX_IDLE_BP)
+        bad = "idle";
     else if (p->runs < 0 || p->runs > WHATIF_MAX_RUNS)
         bad = "samples";
     else if (p->tasks < 1 || p->tasks > WHATIF_MAX_TASKS ||
@@ -143,10 +147,11 @@ static enum err one_task(struct mc *m, int cfg, uint64_t tseed, int64_t work, st
     return ERR_OK;
 }
 
-/* µ$ per success of num (µ$/h x s) at the task's GPU share, half away from zero. */
-static int64_t per_task(const struct whatif_params *p, wi_i128 num, int64_t succ) {
-    wi_i128 n = num * p->gpus_task;
-    wi_i128 d = (wi_i128)3600 * p->gpus_node * succ;
+/* µ$ per success of num (µ$/h x s) at the task's GPU share, with
+ * configuration c's idle, half away from zero. */
+static int64_t per_task(const struct whatif_params *p, int c, wi_i128 num, int64_t succ) {
+    wi_i128 n = num * p->gpus_task * (10000 + p->idle_bp[c]);
+    wi_i128 d = (wi_i128)3600 * p->gpus_node * succ * 10000;
     return (int64_t)((2 * n + d) / (2 * d));
 }
 
@@ -189,7 +194,7 @@ static enum err run_mc(const struct whatif_params *p, unsigned mask, struct what
             total[c] += a[c].num;
             if (a[c].succ > 0)
                 stats[(size_t)c * (size_t)runs + (size_t)nstat[c]++] =
-                    per_task(p, a[c].num, a[c].succ);
+                    per_task(p, c, a[c].num, a[c].succ);
         }
     }
     out->attempts_simulated = WHATIF_MAX_ATTEMPTS_TOTAL - m.budget;
@@ -205,7 +210,7 @@ static enum err run_mc(const struct whatif_params *p, unsigned mask, struct what
             continue;
         }
         e->ok = true;
-        e->point = per_task(p, total[c], e->successes);
+        e->point = per_task(p, c, total[c], e->successes);
         int n = nstat[c];
         if (n < WHATIF_MIN_RUNS_INTERVAL) {
             snprintf(e->reason, sizeof e->reason, "%d replications with a success (fewer than %d)",

@@ -26,7 +26,8 @@
  * all replications pooled; the interval is the nearest-rank 2.5th and 97.5th
  * of the replications' statistics (none below WHATIF_MIN_RUNS_INTERVAL runs).
  * Money is integer µ$; a task is charged gpus_task / gpus_node of its node's
- * hourly price.
+ * hourly price, plus idle_bp[configuration] / 10,000 of that for the idle node
+ * time its pools carry (measured on a window: idle cost / allocated cost).
  *
  * Bounded: runs x tasks <= WHATIF_MAX_WORK, every loop is bounded, and a call
  * stops with ERR_TOOBIG once it has simulated WHATIF_MAX_ATTEMPTS_TOTAL
@@ -54,6 +55,7 @@
 #define WHATIF_MAX_SECONDS (366LL * 86400) /* any duration parameter */
 #define WHATIF_MAX_PRICE 1000000000LL      /* µ$/h: $1,000 per node-hour */
 #define WHATIF_MIN_RUNS_INTERVAL 20
+#define WHATIF_MAX_IDLE_BP 1000000 /* idle 100 x the billed time */
 #define WHATIF_REASON_MAX 96
 
 enum whatif_config { WHATIF_SPOT = 0, WHATIF_FALLBACK = 1, WHATIF_ON_DEMAND = 2, WHATIF_NCONFIG };
@@ -72,10 +74,14 @@ struct whatif_params {
     size_t nlengths;
     int64_t spot_price, on_demand_price; /* µ$ per node-hour */
     int gpus_task, gpus_node;            /* a task holds gpus_task / gpus_node of a node */
-    bool fallback;                       /* false: the fallback figure is not computed */
-    uint64_t seed;                       /* 0: WHATIF_DEFAULT_SEED */
-    int runs;                            /* 0: WHATIF_DEFAULT_RUNS */
-    int64_t tasks;                       /* tasks per replication, >= 1 */
+    /* idle node time per configuration, in basis points of the tasks' billed
+     * time (0..WHATIF_MAX_IDLE_BP): what the pools cost beyond the attempts
+     * (nodes waiting for work), added pro rata to each figure */
+    int64_t idle_bp[WHATIF_NCONFIG];
+    bool fallback; /* false: the fallback figure is not computed */
+    uint64_t seed; /* 0: WHATIF_DEFAULT_SEED */
+    int runs;      /* 0: WHATIF_DEFAULT_RUNS */
+    int64_t tasks; /* tasks per replication, >= 1 */
 };
 
 struct whatif_estimate {

@@ -132,25 +132,7 @@ echo "e2e_crash: export requests by (curl exit, status):" \
 # --- the final clean start ------------------------------------------------------
 start_ledger
 wait_listening
-i=0
-while [ ! -s "$dir/truth.json" ]; do
-  i=$((i + 1)); [ $i -le 1800 ] || fail "spotsim did not finish in 180 s"
-  sleep 0.1
-done
-until=$(jq -r .until "$dir/truth.json")
-start=$(jq -r .start "$dir/truth.json")
-i=0
-while :; do
-  st=$(curl -sf --max-time 5 "$base/api/v1/status" || echo '{}')
-  if echo "$st" | jq -e --arg u "$until" '.now == $u and
-      ([.sources[] | select(.source == "do" or .source == "k8s") | .source_time == $u] | all)' \
-      >/dev/null; then
-    break
-  fi
-  i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not catch up in 60 s: $st"
-  sleep 0.1
-done
-settle "$base" "do k8s" 30 || fail "no second poll of the final state"
+wait_final "$dir" "$base" 180
 
 # the final figures equal the truth
 curl -sf "$base/api/v1/summary?window=$start,$until" | jq -S 'del(.now) | del(.reconciliation)' >"$dir/got.summary"

@@ -26,3 +26,29 @@ wait_ledger() {
   done
   base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$1")"
 }
+
+# wait_final DIR BASE SECS: waits (SECS) for spotsim's truth in DIR/truth.json, sets
+# start and until from it, then waits (60 s) until spotledger at BASE has polled
+# DigitalOcean and Kubernetes at until, and for a second poll of that final state
+# (settle.sh's settle must be sourced).
+wait_final() {
+  _wi=0
+  while [ ! -s "$1/truth.json" ]; do
+    _wi=$((_wi + 1)); [ $_wi -le $(($3 * 10)) ] || fail "spotsim did not finish in $3 s"
+    sleep 0.1
+  done
+  until=$(jq -r .until "$1/truth.json")
+  start=$(jq -r .start "$1/truth.json")
+  _wi=0
+  while :; do
+    _st=$(curl -sf --max-time 5 "$2/api/v1/status" || echo '{}')
+    if echo "$_st" | jq -e --arg u "$until" '.now == $u and
+        ([.sources[] | select(.source == "do" or .source == "k8s") | .source_time == $u] | all)' \
+        >/dev/null; then
+      break
+    fi
+    _wi=$((_wi + 1)); [ $_wi -le 600 ] || fail "spotledger did not catch up in 60 s: $_st"
+    sleep 0.1
+  done
+  settle "$2" "do k8s" 30 || fail "no second poll of the final state"
+}

@@ -64,6 +64,12 @@ static void test_no_reclaims_exact(void **state) {
         assert_int_equal(r.cfg[c].failures, 0);
         assert_int_equal(r.cfg[c].successes, (int64_t)WHATIF_DEFAULT_RUNS * 100);
     }
+    /* Idle of half the billed time on Spot (5,000 bp): $3.00 x 1.5 = $4.50. */
+    p.idle_bp[WHATIF_SPOT] = 5000;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    assert_int_equal(r.cfg[WHATIF_SPOT].point, 4500000);
+    assert_int_equal(r.cfg[WHATIF_ON_DEMAND].point, 8000000);
+    p.idle_bp[WHATIF_SPOT] = 0;
     /* A task holding 1 GPU of an 8-GPU node pays 1/8: $3.00 / 8 = $0.375. */
     p.gpus_task = 1;
     p.gpus_node = 8;
@@ -246,6 +252,7 @@ static void test_validation(void **state) {
     p = ok, p.runs = WHATIF_MAX_RUNS + 1, expect_bad(p, "samples");
     p = ok, p.runs = 10000, p.tasks = 10000, expect_bad(p, "tasks"); /* 1e8 > cap */
     p = ok, p.gpus_task = 2, p.gpus_node = 1, expect_bad(p, "gpus");
+    p = ok, p.idle_bp[WHATIF_FALLBACK] = -1, expect_bad(p, "idle");
     const int64_t bad_len[] = {HOUR, 0};
     p = ok, p.lengths = bad_len, p.nlengths = 2, expect_bad(p, "task_hours");
 }
