@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "query/compose.h"
 #include "query/report.h"
+#include "http/api_fleet.h"
 #include "http/api_uncertainty.h"
 #include "store/store_read.h"
 
@@ -227,12 +228,26 @@ void api_summary(struct request *req, struct response *resp) {
     struct api_query q;
     struct calc c;
     struct api_cache_slot slot;
-    static const char *const params[] = {"uncertainty", "resamples", "basis", NULL};
+    static const char *const params[] = {"uncertainty", "resamples", "basis", "aggregate", NULL};
     struct api_unc unc;
     struct cost_completion comp;
     bool completion;
     if (!api_query_parse(req, resp, &q, params))
         return;
+    const char *agg = request_param(req, "aggregate");
+    if (agg) { /* docs/fleet.md */
+        const char *b = request_param(req, "basis");
+        if (strcmp(agg, "cluster") != 0)
+            response_error(resp, 400, "bad_parameter", "aggregate: expected cluster");
+        else if (request_param(req, "uncertainty") || request_param(req, "resamples") ||
+                 (b && strcmp(b, "accrual") != 0))
+            response_error(resp, 400, "bad_parameter",
+                           "aggregate: cluster gives accrual figures without uncertainty; drop "
+                           "basis and uncertainty");
+        else
+            api_summary_by_cluster(req, resp, &q);
+        return;
+    }
     if (!api_unc_parse(req, resp, &unc))
         return;
     if (!api_basis_parse(req, resp, &completion) ||

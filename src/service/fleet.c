@@ -156,7 +156,7 @@ enum err fleet_start(const struct fleet_deps *d, struct app *app, struct fleet *
             snprintf(ac->do_error, sizeof ac->do_error,
                      "no DigitalOcean cluster id: the context's server is not a DOKS URL; pass "
                      "--cluster %s=CONTEXT@UUID",
-                     ac->name);
+                     cfg->clusters[i].key); /* not ac->name: same object as the destination */
         } else {
             start_poller(d, &f->m[i], ac, app, first);
             first = first && !ac->do_enabled;

@@ -377,3 +377,36 @@ enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*o
     free(pre);
     return rc;
 }
+
+static const char SQL_CLUSTER_NAMES[] =
+    "SELECT cluster FROM node_pools UNION SELECT cluster FROM nodes "
+    "UNION SELECT cluster FROM tasks ORDER BY 1";
+
+enum err store_cluster_names(struct store *s, const char *clusters,
+                             char (*out)[STORE_CLUSTER_NAME_MAX], size_t max, size_t *n) {
+    sqlite3_stmt *st;
+    *n = 0;
+    enum err rc = store_stmt(s, SQL_CLUSTER_NAMES, &st);
+    if (rc != ERR_OK)
+        return rc;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        const char *c = (const char *)sqlite3_column_text(st, 0);
+        size_t len = c ? strlen(c) : 0;
+        if (!len || len >= STORE_CLUSTER_NAME_MAX)
+            continue;
+        if (clusters) { /* ",a,b," holds ",c," */
+            const char *p = strstr(clusters, c);
+            bool in = false;
+            for (; p && !in; p = strstr(p + 1, c))
+                in = p > clusters && p[-1] == ',' && p[len] == ',';
+            if (!in)
+                continue;
+        }
+        memcpy(out[*n], c, len + 1);
+        (*n)++;
+    }
+    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "cluster names");
+    sqlite3_reset(st);
+    return rc;
+}

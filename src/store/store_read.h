@@ -25,6 +25,13 @@ struct store_poll_stats {
 /* Aggregates poll_runs for one source (zeros when it never ran). */
 enum err store_poll_stats(struct store *s, const char *source, struct store_poll_stats *out);
 
+/* The fleet names that hold pools, nodes or tasks (docs/fleet.md), sorted,
+ * narrowed to `clusters` (",a,b,"; NULL all); at most max (64 bytes each, a
+ * longer name is skipped), *n set. */
+#define STORE_CLUSTER_NAME_MAX 64
+enum err store_cluster_names(struct store *s, const char *clusters,
+                             char (*out)[STORE_CLUSTER_NAME_MAX], size_t max, size_t *n);
+
 /* Pod-level facts of one attempt, for the task page. */
 struct store_attempt_info {
     char uid[64];

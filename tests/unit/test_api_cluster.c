@@ -121,6 +121,36 @@ static void test_other_routes(void **state) {
     assert_int_equal(jint(t, "total"), 3);
 }
 
+/* aggregate=cluster: one summary per cluster, sorted; their sums are the fleet's */
+static void test_aggregate(void **state) {
+    struct apitest *t = *state;
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster"), 200);
+    assert_string_equal(jstr(t, "aggregate"), "cluster");
+    assert_string_equal(jstr(t, "window.from"), "2026-11-02T00:00:00Z");
+    assert_int_equal(jlen(t, "clusters"), 2);
+    assert_string_equal(jstr(t, "clusters.0.cluster"), "east");
+    assert_string_equal(jstr(t, "clusters.1.cluster"), "west");
+    /* east 14.400 + west 3.600 = the fleet's 18.000 (test_summary_per_cluster) */
+    assert_int_equal(jmicro(t, "clusters.0.summary.nodes_total_cost"), 14400000);
+    assert_int_equal(jmicro(t, "clusters.1.summary.nodes_total_cost"), 3600000);
+    assert_int_equal(jmicro(t, "clusters.0.summary.allocated_cost"), 8920000);
+    assert_int_equal(jmicro(t, "clusters.1.summary.allocated_cost"), 1800000);
+    /* narrowed by cluster= */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&cluster=west"),
+                     200);
+    assert_int_equal(jlen(t, "clusters"), 1);
+    assert_string_equal(jstr(t, "clusters.0.cluster"), "west");
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&cluster=north"), 200);
+    assert_int_equal(jlen(t, "clusters"), 0);
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=pool"), 400);
+    assert_non_null(strstr(apitest_body(t), "aggregate"));
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&basis=completion"), 400);
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&uncertainty=true"), 400);
+}
+
 static void test_bad_cluster(void **state) {
     struct apitest *t = *state;
     static const char *const bad[] = {
@@ -144,6 +174,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_summary_per_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_other_routes, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_bad_cluster, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_aggregate, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
