@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "base/err.h"
 
@@ -47,5 +48,8 @@ int64_t timeutil_floor(int64_t t, int64_t step);
 
 /* Milliseconds of CLOCK_MONOTONIC (for timeouts and pacing, not dates). */
 int64_t timeutil_mono_ms(void);
+/* CLOCK_MONOTONIC ms (>= 0) from now, normalised, as pthread_cond_timedwait
+ * takes it on a condition variable whose clock is CLOCK_MONOTONIC. */
+struct timespec timeutil_mono_deadline(long ms);
 
 #endif

@@ -26,6 +26,7 @@
 #include "http/router.h"
 #include "store/store.h"
 #include "base/xalloc.h"
+#include "base/timeutil.h"
 
 #define SERVER_MAX_HEADER_AUTH 4096
 #define SERVER_REAP_EVERY_MS 100
@@ -362,13 +363,7 @@ static void *reaper_main(void *arg) {
     struct server *srv = arg;
     pthread_mutex_lock(&srv->mu);
     while (!srv->stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += SERVER_REAP_EVERY_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = timeutil_mono_deadline(SERVER_REAP_EVERY_MS);
         pthread_cond_timedwait(&srv->cond, &srv->mu, &until);
         if (srv->stop)
             break;

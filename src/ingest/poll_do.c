@@ -44,14 +44,7 @@ static void pd_sleep(void *ctx, long ms) {
         p->user_sleep(p->user_ctx, ms);
         return;
     }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    struct timespec ts = timeutil_mono_deadline(ms);
     pthread_mutex_lock(&p->mu);
     while (!p->stop && !p->wake && pthread_cond_timedwait(&p->cv, &p->mu, &ts) == 0)
         ;

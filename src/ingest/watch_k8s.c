@@ -48,14 +48,7 @@ static bool cancel_hook(void *ctx) {
 
 /* Waits ms or until stop; true when stopping. */
 bool watch_k8s_wait_ms(struct watch_k8s *w, long ms) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = timeutil_mono_deadline(ms);
     pthread_mutex_lock(&w->mu);
     while (!w->stop) {
         if (pthread_cond_timedwait(&w->cond, &w->mu, &until) != 0)

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "service/config.h"
+#include "base/timeutil.h"
 
 void app_init(struct app *app) {
     pthread_mutex_init(&app->writer_lock, NULL);
@@ -40,14 +41,7 @@ void app_release(struct app *app) {
 }
 
 bool app_wait(struct app *app, long ms, uint64_t *seen_gen) {
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = timeutil_mono_deadline(ms);
     bool woken = false;
     pthread_mutex_lock(&app->wake_lock);
     for (;;) {

@@ -134,11 +134,27 @@ static void test_months(void **state) {
     assert_int_equal(timeutil_floor(86399, 86400), 0);
 }
 
+/* A monotonic deadline ms ahead: normalised (0 <= tv_nsec < 1e9, also when the
+ * added milliseconds carry into the seconds), and between ms and ms + 1 s after
+ * the monotonic clock read just before. */
+static void test_mono_deadline(void **state) {
+    (void)state;
+    static const long ms[] = {0, 1, 100, 999, 1000, 1999, 60000};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+        int64_t before = timeutil_mono_ms();
+        struct timespec d = timeutil_mono_deadline(ms[k]);
+        assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000L);
+        int64_t at = (int64_t)d.tv_sec * 1000 + d.tv_nsec / 1000000;
+        assert_true(at >= before + ms[k]);
+        assert_true(at <= before + ms[k] + 1000);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rfc3339_parse), cmocka_unit_test(test_rfc3339_format),
         cmocka_unit_test(test_http_date),     cmocka_unit_test(test_iso_week),
-        cmocka_unit_test(test_months),
+        cmocka_unit_test(test_months),        cmocka_unit_test(test_mono_deadline),
     };
     return cmocka_run_group_tests_name("timeutil", tests, NULL, NULL);
 }
