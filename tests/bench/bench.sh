@@ -301,6 +301,23 @@ rw=$(lo "$rss_week1" "$rss_week2")
 row "peak RSS after the week queries and wrk, MiB" "$rss_week1" "$rss_week2" "$rw" "" "<= 64 MiB" \
   "$(verdict "$rw" 64 le)"
 
+# --- the what-if planner (issue 21): its default run on the busy week --------------------
+# GET /api/v1/whatif with no parameter over 2026-W30 of the 1M-task database: the window's
+# measured defaults, 200 replications of the week's tasks (lowered to fit samples x tasks <=
+# 2 M, docs/whatif.md), the break-even bisection and the checkpoint scan; computed twice (the
+# second with samples=199, another cache key, so it is computed again).
+whatif_row() {
+  start_ledger
+  _q="window=$(utc $HOT_FROM),$(utc $((HOT_FROM + WK)))"
+  _w1=$(curl_ms "$base/api/v1/whatif?$_q")
+  _w2=$(curl_ms "$base/api/v1/whatif?$_q&samples=199")
+  _tpr=$(curl -sf "$base/api/v1/whatif?$_q" | jq -r '.model.tasks_per_run')
+  stop_ledger
+  row "what-if planner W30 ($hot_tasks tasks, $_tpr per run), GET /api/v1/whatif" "$_w1" "$_w2" \
+    "$(lo "$_w1" "$_w2")" "" "" ""
+}
+whatif_row
+
 # --- history growth: the same 18k-task week in more and more history ------------------
 growth=
 first=
