@@ -16,22 +16,6 @@
 
 static const char *const attempt_outcomes[] = {"running", "succeeded", "failed", "interrupted"};
 
-/* Window for whole-life figures: from the earliest attempt to after now. */
-static void life_window(const struct cost_input *in, int64_t from, int64_t to, int64_t now,
-                        int64_t *a, int64_t *b) {
-    int64_t lo = from;
-    for (size_t i = 0; i < in->n_attempts; i++) {
-        const struct cost_attempt *x = &in->attempts[i];
-        int64_t s = x->scheduled_at ? x->scheduled_at
-                    : x->created_at ? x->created_at
-                                    : x->started_at;
-        if (s && s < lo)
-            lo = s;
-    }
-    *a = lo;
-    *b = (to > now ? to : now) + 1;
-}
-
 void api_task(struct request *req, struct response *resp) {
     const char *uid = req->path + strlen("/api/v1/tasks/");
     if (req->nparams) {
@@ -62,7 +46,7 @@ void api_task(struct request *req, struct response *resp) {
     int64_t now = api_now(req), a, b;
     const struct cost_task *t = &c.data->in.tasks[0];
     int64_t edge = t->completed_at ? t->completed_at : now;
-    life_window(&c.data->in, edge, edge, now, &a, &b);
+    calc_life_window(&c.data->in, edge, edge, now, &a, &b);
     struct cost_query cq = {.from = a, .to = b, .now = now < a ? a : now, .want_attempts = true};
     rc = cost_compute(&c.data->in, &cq, &c.res);
     if (rc != ERR_OK) {

@@ -168,7 +168,8 @@ enum err calc_completion_loaded(struct calc *c, const struct cost_query *q,
     return rc == ERR_OK ? completion_of(c, q, comp) : rc;
 }
 
-static int64_t earliest_attempt(const struct cost_input *in, int64_t from) {
+void calc_life_window(const struct cost_input *in, int64_t from, int64_t to, int64_t now,
+                      int64_t *a, int64_t *b) {
     int64_t lo = from;
     for (size_t i = 0; i < in->n_attempts; i++) {
         const struct cost_attempt *x = &in->attempts[i];
@@ -178,7 +179,8 @@ static int64_t earliest_attempt(const struct cost_input *in, int64_t from) {
         if (s && s < lo)
             lo = s;
     }
-    return lo;
+    *a = lo;
+    *b = (to > now ? to : now) + 1;
 }
 
 enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
@@ -190,12 +192,10 @@ enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64
     if (rc != ERR_OK)
         return rc;
     /* the loader brings every attempt of the touched tasks, and their nodes */
-    int64_t lo = earliest_attempt(&out->data->in, from);
     build_od(out);
     struct cost_query q;
     memset(&q, 0, sizeof q);
-    q.from = lo;
-    q.to = (to > now ? to : now) + 1;
+    calc_life_window(&out->data->in, from, to, now, &q.from, &q.to);
     q.now = now;
     q.want_attempts = true;
     rc = calc_recompute(out, &q);

@@ -37,6 +37,11 @@ enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t loa
 /* Recomputes loaded data for another query (a sub-window, other filters). */
 enum err calc_recompute(struct calc *c, const struct cost_query *q);
 
+/* The whole-life window of the loaded tasks in `in`: *a = the earliest start
+ * (scheduled, else created, else started) of their attempts, or `from` when
+ * earlier; *b = max(to, now) + 1. */
+void calc_life_window(const struct cost_input *in, int64_t from, int64_t to, int64_t now,
+                      int64_t *a, int64_t *b);
 /* Per-attempt figures over the whole life of every task touched by [from, to):
  * loads the window, widens the load to the earliest attempt of those tasks,
  * and computes with want_attempts over [earliest, max(to, now) + 1) without
