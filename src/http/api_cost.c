@@ -91,9 +91,11 @@ bool api_calc_window(struct request *req, struct response *resp, const struct ap
     struct calc_settings local;
     const struct calc_settings *cfg = api_calc_settings(req, q, &local);
     struct compose_stats st;
-    /* Composition is opt-in (--compose-days): on a live cluster a poll that touches a
-     * global fact invalidates every stored day, and composing then recomputes each
-     * day: e2e_year's year window took 3287-4547 ms composed, 1637 ms direct. */
+    /* Composition is opt-in (--compose-days): with precise change marks (schema 010,
+     * 011) a poll invalidates only the days its rows reach, but on a live stack new
+     * days keep closing and each is computed from its own rows, slower per day than
+     * one direct load: a year played through spotsim, window start..last midnight,
+     * took 0.15-97 s composed vs 0.04-2.6 s direct (docs/performance.md). */
     enum err rc = ERR_NOTFOUND;
     /* stored days are the fleet's: a cluster= window is always computed */
     if (app && app->cfg && app->cfg->compose_days && !q->clusters[0])
