@@ -12,6 +12,7 @@
 #include "sim/sim_authz.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_fault.h"
+#include "sim/sim_fleet.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_server.h"
 #include "sim/sim_tls.h"
@@ -42,7 +43,9 @@ struct opts {
     int64_t fault_slow_ms;
     uint64_t fault_seed;
     enum log_level log_level;
-    struct sim_authz authz; /* --deny-scope, --deny-verb */
+    struct sim_authz authz;          /* --deny-scope, --deny-verb */
+    const char *also[SIM_FLEET_MAX]; /* --also-cluster SCENARIO:TRUTH */
+    int n_also;
 };
 
 static const char *const fault_flags[SIM_FAULT_COUNT] = {
@@ -64,6 +67,9 @@ static void usage(FILE *f) {
           "  --tls-cert-out FILE    write the certificate PEM (a CA file for clients)\n"
           "  --truth FILE           write the ground truth when the simulation reaches --until\n"
           "  --truth-only           simulate, write --truth (or stdout) and exit\n"
+          "  --also-cluster S:T     another cluster of the account: scenario S (same start),\n"
+          "                         its own Kubernetes port, truth written to T (repeatable);\n"
+          "                         the first port's DigitalOcean API serves every cluster\n"
           "  --kube-deletion-timestamps  pods' deletionTimestamp = request + grace (Kubernetes)\n"
           "  --do-token-file F      DigitalOcean Bearer token to accept (default: any)\n"
           "  --kube-token-file F    Kubernetes Bearer token to accept (default: any)\n"
@@ -151,6 +157,13 @@ static int parse_args(int argc, char **argv, struct opts *o) {
         } else if (strcmp(a, "--truth") == 0) {
             NEED();
             o->truth = v;
+        } else if (strcmp(a, "--also-cluster") == 0) {
+            NEED();
+            if (o->n_also >= SIM_FLEET_MAX) {
+                fprintf(stderr, "spotsim: --also-cluster: at most %d\n", SIM_FLEET_MAX);
+                return 2;
+            }
+            o->also[o->n_also++] = v;
         } else if (strcmp(a, "--truth-only") == 0) {
             o->truth_only = true;
         } else if (strcmp(a, "--kube-deletion-timestamps") == 0) {
@@ -352,6 +365,32 @@ int main(int argc, char **argv) {
         return status;
     }
 
+    struct sim_fleet fleet;
+    memset(&fleet, 0, sizeof fleet);
+    for (int i = 0; i < o.n_also; i++) {
+        if (sim_fleet_add(&fleet, o.also[i], sc, horizon, o.seed + 1 + (uint64_t)i, o.kube_deletion,
+                          err, sizeof err) != ERR_OK) {
+            fprintf(stderr, "spotsim: %s\n", err);
+            sim_fleet_release(&fleet);
+            buf_release(&truth);
+            sim_world_free(w);
+            sim_scenario_free(sc);
+            return 2;
+        }
+        if (strcmp(fleet.w[fleet.n - 1]->cluster_id, w->cluster_id) == 0) {
+            fprintf(stderr, "spotsim: --also-cluster: cluster id %s is the first's\n",
+                    w->cluster_id);
+            sim_fleet_release(&fleet);
+            buf_release(&truth);
+            sim_world_free(w);
+            sim_scenario_free(sc);
+            return 2;
+        }
+    }
+    fleet.all[0] = w;
+    for (int i = 0; i < fleet.n; i++)
+        fleet.all[i + 1] = fleet.w[i];
+
     char *do_token = read_token("--do-token-file", o.do_token_file);
     char *kube_token = read_token("--kube-token-file", o.kube_token_file);
 
@@ -401,6 +440,8 @@ int main(int argc, char **argv) {
         .rate_per_minute = o.rate_per_minute,
         .truth_json = buf_str(&truth),
         .bookmark_ms = o.bookmark_ms,
+        .do_worlds = fleet.n ? fleet.all : NULL,
+        .n_do_worlds = fleet.n ? fleet.n + 1 : 0,
     };
     if (sim_server_start(&so, &srv) != ERR_OK) {
         fprintf(stderr, "spotsim: --listen: cannot serve on '%s'\n", o.listen);
@@ -415,6 +456,10 @@ int main(int argc, char **argv) {
                  (unsigned)sim_server_tls_port(srv));
     printf("spotsim: http %s%s%s cluster %s\n", a, o.no_tls ? "" : " https ", b, w->cluster_id);
     fflush(stdout);
+    if (fleet.n && sim_fleet_start(&fleet, &so) != ERR_OK) {
+        fprintf(stderr, "spotsim: --also-cluster: cannot serve\n");
+        goto out;
+    }
     char s0[TIMEUTIL_RFC3339_MAX], s1[TIMEUTIL_RFC3339_MAX];
     timeutil_format_rfc3339(sc->start, s0);
     timeutil_format_rfc3339(horizon, s1);
@@ -434,10 +479,12 @@ int main(int argc, char **argv) {
             log_msg(LOG_INFO, "sim: reached %s; serving the final state", s1);
             if (o.truth && sim_truth_write(o.truth, buf_str(&truth), truth.len) == ERR_OK)
                 log_msg(LOG_INFO, "sim: ground truth written to '%s'", o.truth);
+            sim_fleet_write_truth(&fleet);
         }
     }
     status = 0;
 out:
+    sim_fleet_release(&fleet);
     sim_server_stop(srv);
     sim_tls_release(&tls);
     sim_faults_release(&faults);

@@ -235,6 +235,21 @@ static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const c
     return MHD_YES;
 }
 
+/* The world a DigitalOcean request is about (sim_server_options.do_worlds). */
+static const struct sim_world *do_world(const struct sim_server *s, const char *url) {
+    static const char pre[] = "/v2/kubernetes/clusters/";
+    if (s->opt.n_do_worlds <= 0 || strncmp(url, pre, sizeof pre - 1) != 0)
+        return s->opt.world;
+    const char *id = url + sizeof pre - 1;
+    size_t n = strcspn(id, "/?");
+    for (int i = 0; i < s->opt.n_do_worlds; i++) {
+        const char *c = s->opt.do_worlds[i]->cluster_id;
+        if (strlen(c) == n && strncmp(c, id, n) == 0)
+            return s->opt.do_worlds[i];
+    }
+    return s->opt.world;
+}
+
 static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
                               struct conn_state *cs, const char *url, const char *method) {
     struct request req;
@@ -324,7 +339,7 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
             }
             now = sim_clock_now(s->opt.clock);
             if (is_do)
-                sim_do_handle(s->opt.world, &req, now, base, &resp);
+                sim_do_handle(do_world(s, url), &req, now, base, &resp);
             else
                 sim_k8s_handle_accept(s->opt.world, &req, now, s->opt.retention, accept, &resp,
                                       &wt);

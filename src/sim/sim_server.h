@@ -43,6 +43,12 @@ struct sim_server_options {
     const char *truth_json;        /* body of /sim/truth (borrowed), or NULL */
     int64_t bookmark_ms;           /* real ms between watch BOOKMARKs (default 1000) */
     const struct sim_authz *authz; /* planted denials (sim_authz.h), NULL: none */
+    /* Several clusters of one account (spotsim --also-cluster): the DigitalOcean
+     * API of this server answers /v2/kubernetes/clusters/{id}/... from the world
+     * whose cluster id that is; everything else (the cluster list, sizes,
+     * billing) from `world`. NULL/0: `world` only. Borrowed. */
+    const struct sim_world *const *do_worlds;
+    int n_do_worlds;
 };
 
 /* ERR_IO when an address cannot be bound. */

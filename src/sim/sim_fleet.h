@@ -1,0 +1,52 @@
+/* sim_fleet — the other clusters of the simulated account (spotsim
+ * --also-cluster FILE:TRUTH, docs/fleet.md): each its own scenario (pools,
+ * reclaim timings, region, ids; the same start and the same clock as the
+ * first), its own world and ground truth, its own Kubernetes API on a port of
+ * its own. The first cluster's server answers the DigitalOcean API of all of
+ * them (sim_server_options.do_worlds); the account's billing and sizes are the
+ * first cluster's.
+ *
+ * Thread rule: main thread only. */
+#ifndef SPOTLEDGER_SIM_FLEET_H
+#define SPOTLEDGER_SIM_FLEET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "sim/sim_server.h"
+
+#define SIM_FLEET_MAX 8
+
+struct sim_scenario;
+struct sim_world;
+
+struct sim_fleet {
+    int n;
+    struct sim_scenario *sc[SIM_FLEET_MAX];
+    struct sim_world *w[SIM_FLEET_MAX];
+    struct buf truth[SIM_FLEET_MAX];
+    char *truth_path[SIM_FLEET_MAX];
+    struct sim_server *srv[SIM_FLEET_MAX];
+    const struct sim_world *all[SIM_FLEET_MAX + 1]; /* the first, then these */
+};
+
+/* Loads spec "FILE:TRUTH" (TRUTH: where its ground truth is written when the
+ * clock reaches the horizon), checks it starts when `first` does, builds its
+ * world with `seed` and renders its truth. ERR_INVAL (err says why), ERR_TOOBIG
+ * past SIM_FLEET_MAX. */
+enum err sim_fleet_add(struct sim_fleet *f, const char *spec, const struct sim_scenario *first,
+                       int64_t horizon, uint64_t seed, bool kube_deletion, char *err,
+                       size_t errlen);
+/* Serves each cluster like `base` (same host, clock, tokens, TLS, faults) on
+ * free ports, its own world and truth; prints one line per cluster on stdout:
+ * "spotsim: cluster http HOST:PORT [https HOST:PORT2] cluster ID". */
+enum err sim_fleet_start(struct sim_fleet *f, const struct sim_server_options *base);
+/* Writes every cluster's truth to its TRUTH file. */
+void sim_fleet_write_truth(struct sim_fleet *f);
+/* Stops the servers and frees everything. */
+void sim_fleet_release(struct sim_fleet *f);
+
+#endif
