@@ -37,7 +37,7 @@ function price(v) {
  * the measured one (and the answer: the reclaims slider reaches past the
  * break-even rate), and how a value reads. */
 const SLIDERS = [
-  { key: 'reclaims_per_day', label: 'Spot reclaims per day', step: 0.1, min: 0, top: (v, res) => Math.max(5, 3 * v, F.isNum(res.break_even_reclaims_per_day) ? Math.ceil(1.25 * res.break_even_reclaims_per_day) : 0), show: (v) => dec(v, 1) + ' per day' },
+  { key: 'reclaims_per_day', label: 'Spot reclaims per day', step: 0.1, min: 0, top: (v, res) => Math.max(5, 3 * v, F.isNum(res.break_even_reclaims_per_day) ? Math.ceil(1.25 * res.break_even_reclaims_per_day) : 0), show: (v) => dec(v, 2) + ' per day' },
   { key: 'replacement_delay', label: 'Replacement delay', step: 10, min: 0, top: (v) => Math.max(1800, 3 * v), show: (v) => F.duration(v) },
   { key: 'checkpoint_interval', label: 'Checkpoint interval', step: 60, min: 0, top: (v) => Math.max(7200, 3 * v), show: (v) => (v === 0 ? 'no checkpoints' : F.duration(v)) },
   { key: 'spot_price', label: 'Spot price', step: 0.01, min: 0.01, top: (v) => Math.max(1, 3 * v), show: price },
@@ -205,7 +205,8 @@ function renderAnswer(res, query) {
   renderBreakEven(res.break_even_reclaims_per_day);
   renderBest(res.best_checkpoint_interval);
   const m = res.model || {};
-  $('wi-model').textContent = (m.description ? m.description + ' ' : '') + (F.isNum(m.runs) ? F.count(m.runs) + ' simulated runs' : '') + (F.isNum(m.seed) ? ', seed ' + m.seed : '') + '.';
+  const runs = (F.isNum(m.runs) ? F.count(m.runs) + ' simulated runs' : '') + (F.isNum(m.seed) ? ', seed ' + m.seed : '');
+  $('wi-model').textContent = [m.description, runs].filter(Boolean).map((t) => t.replace(/\.?$/, '.')).join(' ');
   const panel = $('whatif-panel');
   panel.dataset.query = query;
   panel.dataset.state = 'ready';
