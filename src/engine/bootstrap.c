@@ -239,15 +239,21 @@ static enum err resample(enum statistic k, const struct sample *sa, const struct
     return ERR_OK;
 }
 
+/* params() then sample_build(): ERR_INVAL on bad parameters (no sample built). */
+static enum err prepare(const struct boot_params *p, const struct boot_item *items, size_t n,
+                        uint64_t *rng, int *nb, int64_t *min, struct sample *s) {
+    if (params(p, rng, nb, min) != ERR_OK)
+        return ERR_INVAL;
+    return sample_build(items, n, s);
+}
+
 enum err boot_ratio(const struct boot_item *items, size_t n, const struct boot_params *p,
                     struct boot_interval *out) {
     uint64_t rng;
     int nb;
     int64_t min;
-    if (params(p, &rng, &nb, &min) != ERR_OK)
-        return ERR_INVAL;
     struct sample s;
-    enum err rc = sample_build(items, n, &s);
+    enum err rc = prepare(p, items, n, &rng, &nb, &min, &s);
     if (rc != ERR_OK)
         return rc;
     int64_t ns = (int64_t)s.successes;
@@ -262,10 +268,8 @@ enum err boot_paired_diff(const struct boot_item *items, size_t n, const struct 
     uint64_t rng;
     int nb;
     int64_t min;
-    if (params(p, &rng, &nb, &min) != ERR_OK)
-        return ERR_INVAL;
     struct sample s;
-    enum err rc = sample_build(items, n, &s);
+    enum err rc = prepare(p, items, n, &rng, &nb, &min, &s);
     if (rc != ERR_OK)
         return rc;
     int64_t ns = (int64_t)s.successes;
