@@ -1,5 +1,5 @@
 /* sim_do_api — the DigitalOcean API paths spotsim serves under /v2/, shaped
- * like ../shared/fixtures/do: sizes, account, kubernetes/clusters[/{id}
+ * like the DigitalOcean API reference's examples: sizes, account, kubernetes/clusters[/{id}
  * [/node_pools[/{pool_id}]]], customers/my/balance, billing_history, invoices
  * (with invoice_preview) and invoices/{uuid} (one item per node and month, by
  * sim_billing's rule). Lists paginate with page / per_page (<= 200),

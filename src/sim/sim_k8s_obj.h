@@ -1,6 +1,6 @@
 /* sim_k8s_obj — Kubernetes objects (Pod, Job, Node, core/v1 Event) of a
  * sim_world rendered as JSON "as of" a log seq, shaped like a real API server's
- * (see ../shared/fixtures/k8s): list items without kind/apiVersion, watch
+ * (as the upstream Kubernetes test objects show them): list items without kind/apiVersion, watch
  * objects with them, counters omitted when zero where Kubernetes omits them.
  * Pure functions of (world, object, seq); thread rule: any thread. */
 #ifndef SPOTLEDGER_SIM_K8S_OBJ_H
