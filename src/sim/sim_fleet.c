@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/timeutil.h"
 #include "base/xalloc.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_truth.h"
@@ -85,6 +86,59 @@ enum err sim_fleet_start(struct sim_fleet *f, const struct sim_server_options *b
     }
     fflush(stdout);
     return ERR_OK;
+}
+
+enum err sim_fleet_down_at(struct sim_fleet *f, const char *spec, int64_t start, char *err,
+                           size_t errlen) {
+    const char *at = strchr(spec, '@');
+    if (!at || at == spec || !at[1]) {
+        snprintf(err, errlen, "--cluster-down: expected CLUSTER_ID@TIME|DURATION, got '%.200s'",
+                 spec);
+        return ERR_INVAL;
+    }
+    int i = -1;
+    for (int k = 0; k < f->n; k++)
+        if (strlen(f->w[k]->cluster_id) == (size_t)(at - spec) &&
+            strncmp(f->w[k]->cluster_id, spec, (size_t)(at - spec)) == 0)
+            i = k;
+    if (i < 0) {
+        snprintf(err, errlen,
+                 "--cluster-down: '%.*s' is not the id of an --also-cluster cluster (the first "
+                 "cluster's port serves the DigitalOcean API and cannot go down alone)",
+                 (int)(at - spec > 100 ? 100 : at - spec), spec);
+        return ERR_INVAL;
+    }
+    int64_t t;
+    if (timeutil_parse_rfc3339(at + 1, strlen(at + 1), &t) != ERR_OK) {
+        if (sim_parse_duration(at + 1, &t) != ERR_OK) {
+            snprintf(err, errlen, "--cluster-down: expected RFC 3339 or a duration, got '%.100s'",
+                     at + 1);
+            return ERR_INVAL;
+        }
+        t += start;
+    }
+    if (t <= start) {
+        snprintf(err, errlen, "--cluster-down: '%.100s' is not after the start", at + 1);
+        return ERR_INVAL;
+    }
+    f->down_at[i] = t;
+    return ERR_OK;
+}
+
+void sim_fleet_tick(struct sim_fleet *f, int64_t now) {
+    for (int i = 0; i < f->n; i++) {
+        if (f->down[i] || !f->down_at[i] || now < f->down_at[i] || !f->srv[i])
+            continue;
+        sim_server_stop(f->srv[i]);
+        f->srv[i] = NULL;
+        f->down[i] = true;
+        char t[TIMEUTIL_RFC3339_MAX];
+        timeutil_format_rfc3339(now, t);
+        log_msg(LOG_INFO, "sim: cluster %s: Kubernetes API down at %s (--cluster-down)",
+                f->w[i]->cluster_id, t);
+        printf("spotsim: cluster %s down at %s\n", f->w[i]->cluster_id, t);
+        fflush(stdout);
+    }
 }
 
 void sim_fleet_write_truth(struct sim_fleet *f) {

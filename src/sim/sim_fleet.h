@@ -6,6 +6,12 @@
  * them (sim_server_options.do_worlds); the account's billing and sizes are the
  * first cluster's.
  *
+ * A cluster can be taken down mid-run (--cluster-down ID@WHEN): when the
+ * simulated clock reaches WHEN, its Kubernetes server stops (both ports close:
+ * new connections are refused, open watches end); the DigitalOcean API, served
+ * by the first cluster's port, goes on answering for it (an API server outage,
+ * not a deleted cluster).
+ *
  * Thread rule: main thread only. */
 #ifndef SPOTLEDGER_SIM_FLEET_H
 #define SPOTLEDGER_SIM_FLEET_H
@@ -31,6 +37,8 @@ struct sim_fleet {
     char *truth_path[SIM_FLEET_MAX];
     struct sim_server *srv[SIM_FLEET_MAX];
     const struct sim_world *all[SIM_FLEET_MAX + 1]; /* the first, then these */
+    int64_t down_at[SIM_FLEET_MAX];                 /* simulated time its API stops; 0: never */
+    bool down[SIM_FLEET_MAX];                       /* stopped already */
 };
 
 /* Loads spec "FILE:TRUTH" (TRUTH: where its ground truth is written when the
@@ -44,6 +52,15 @@ enum err sim_fleet_add(struct sim_fleet *f, const char *spec, const struct sim_s
  * free ports, its own world and truth; prints one line per cluster on stdout:
  * "spotsim: cluster http HOST:PORT [https HOST:PORT2] cluster ID". */
 enum err sim_fleet_start(struct sim_fleet *f, const struct sim_server_options *base);
+/* Parses spec "ID@WHEN" (--cluster-down): ID is one of the added clusters' DO
+ * cluster ids (not the first cluster's, whose port serves the DigitalOcean
+ * API), WHEN an RFC 3339 time or a duration after `start` (sim_parse_duration).
+ * ERR_INVAL with err saying why. */
+enum err sim_fleet_down_at(struct sim_fleet *f, const char *spec, int64_t start, char *err,
+                           size_t errlen);
+/* Stops the Kubernetes server of every cluster whose down time `now` (simulated)
+ * has reached, once, printing "spotsim: cluster ID down at TIME" on stdout. */
+void sim_fleet_tick(struct sim_fleet *f, int64_t now);
 /* Writes every cluster's truth to its TRUTH file. */
 void sim_fleet_write_truth(struct sim_fleet *f);
 /* Stops the servers and frees everything. */

@@ -46,6 +46,8 @@ struct opts {
     struct sim_authz authz;          /* --deny-scope, --deny-verb */
     const char *also[SIM_FLEET_MAX]; /* --also-cluster SCENARIO:TRUTH */
     int n_also;
+    const char *down[SIM_FLEET_MAX]; /* --cluster-down ID@WHEN */
+    int n_down;
 };
 
 static const char *const fault_flags[SIM_FAULT_COUNT] = {
@@ -70,6 +72,9 @@ static void usage(FILE *f) {
           "  --also-cluster S:T     another cluster of the account: scenario S (same start),\n"
           "                         its own Kubernetes port, truth written to T (repeatable);\n"
           "                         the first port's DigitalOcean API serves every cluster\n"
+          "  --cluster-down ID@WHEN  the --also-cluster cluster ID's Kubernetes API stops at\n"
+          "                         WHEN (RFC 3339, or a duration after the start): its ports\n"
+          "                         close; the DigitalOcean API still answers for it (repeatable)\n"
           "  --kube-deletion-timestamps  pods' deletionTimestamp = request + grace (Kubernetes)\n"
           "  --do-token-file F      DigitalOcean Bearer token to accept (default: any)\n"
           "  --kube-token-file F    Kubernetes Bearer token to accept (default: any)\n"
@@ -96,6 +101,16 @@ static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
     if (errno || end == s || *end || v < lo || v > hi)
         return false;
     *out = v;
+    return true;
+}
+
+/* A repeatable fleet flag's value (at most SIM_FLEET_MAX of them). */
+static bool push_spec(const char *flag, const char **list, int *n, const char *v) {
+    if (*n >= SIM_FLEET_MAX) {
+        fprintf(stderr, "spotsim: %s: at most %d\n", flag, SIM_FLEET_MAX);
+        return false;
+    }
+    list[(*n)++] = v;
     return true;
 }
 
@@ -159,11 +174,12 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             o->truth = v;
         } else if (strcmp(a, "--also-cluster") == 0) {
             NEED();
-            if (o->n_also >= SIM_FLEET_MAX) {
-                fprintf(stderr, "spotsim: --also-cluster: at most %d\n", SIM_FLEET_MAX);
+            if (!push_spec(a, o->also, &o->n_also, v))
                 return 2;
-            }
-            o->also[o->n_also++] = v;
+        } else if (strcmp(a, "--cluster-down") == 0) {
+            NEED();
+            if (!push_spec(a, o->down, &o->n_down, v))
+                return 2;
         } else if (strcmp(a, "--truth-only") == 0) {
             o->truth_only = true;
         } else if (strcmp(a, "--kube-deletion-timestamps") == 0) {
@@ -289,6 +305,26 @@ static void free_secret(char *s) {
     }
 }
 
+/* The --also-cluster clusters and their --cluster-down times; false with err
+ * saying why (the caller releases f). */
+static bool build_fleet(const struct opts *o, const struct sim_scenario *sc,
+                        const struct sim_world *w, int64_t horizon, struct sim_fleet *f, char *err,
+                        size_t errlen) {
+    for (int i = 0; i < o->n_also; i++) {
+        if (sim_fleet_add(f, o->also[i], sc, horizon, o->seed + 1 + (uint64_t)i, o->kube_deletion,
+                          err, errlen) != ERR_OK)
+            return false;
+        if (strcmp(f->w[f->n - 1]->cluster_id, w->cluster_id) == 0) {
+            snprintf(err, errlen, "--also-cluster: cluster id %s is the first's", w->cluster_id);
+            return false;
+        }
+    }
+    for (int i = 0; i < o->n_down; i++)
+        if (sim_fleet_down_at(f, o->down[i], sc->start, err, errlen) != ERR_OK)
+            return false;
+    return true;
+}
+
 int main(int argc, char **argv) {
     struct opts o;
     int pr = parse_args(argc, argv, &o);
@@ -367,25 +403,13 @@ int main(int argc, char **argv) {
 
     struct sim_fleet fleet;
     memset(&fleet, 0, sizeof fleet);
-    for (int i = 0; i < o.n_also; i++) {
-        if (sim_fleet_add(&fleet, o.also[i], sc, horizon, o.seed + 1 + (uint64_t)i, o.kube_deletion,
-                          err, sizeof err) != ERR_OK) {
-            fprintf(stderr, "spotsim: %s\n", err);
-            sim_fleet_release(&fleet);
-            buf_release(&truth);
-            sim_world_free(w);
-            sim_scenario_free(sc);
-            return 2;
-        }
-        if (strcmp(fleet.w[fleet.n - 1]->cluster_id, w->cluster_id) == 0) {
-            fprintf(stderr, "spotsim: --also-cluster: cluster id %s is the first's\n",
-                    w->cluster_id);
-            sim_fleet_release(&fleet);
-            buf_release(&truth);
-            sim_world_free(w);
-            sim_scenario_free(sc);
-            return 2;
-        }
+    if (!build_fleet(&o, sc, w, horizon, &fleet, err, sizeof err)) {
+        fprintf(stderr, "spotsim: %s\n", err);
+        sim_fleet_release(&fleet);
+        buf_release(&truth);
+        sim_world_free(w);
+        sim_scenario_free(sc);
+        return 2;
     }
     fleet.all[0] = w;
     for (int i = 0; i < fleet.n; i++)
@@ -474,6 +498,7 @@ int main(int argc, char **argv) {
             log_msg(LOG_INFO, "sim: %s received, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
             break;
         }
+        sim_fleet_tick(&fleet, sim_clock_now(&clock));
         if (!truth_written && sim_clock_done(&clock)) {
             truth_written = true;
             log_msg(LOG_INFO, "sim: reached %s; serving the final state", s1);
