@@ -359,85 +359,65 @@ static const char *const pool_sizes[] = {"gpu-h100x8-640gb-spot", "gpu-h100x8-64
 static const int64_t pool_price[] = {10828800, 27072000, 27072000}; /* micro-$ per hour */
 #define NODE_LIFE (2 * 86400)
 
-int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, uint64_t seed) {
-    rng_state = seed;
-    struct store *s = NULL;
-    if (store_open(path, STORE_WRITER, &s, NULL) != ERR_OK) {
-        fprintf(stderr, "bench_gen: cannot create %s\n", path);
-        return -1;
-    }
-    sqlite3 *db = store_db(s);
+static void node_name(char *out, size_t len, int ci, const char *cluster, long i) {
+    if (ci < 0)
+        snprintf(out, len, "gpu-pool-%05ld", i);
+    else
+        snprintf(out, len, "%s-gpu-pool-%05ld", cluster, i);
+}
+
+struct gen_stmts {
+    sqlite3_stmt *po, *no, *ta, *at, *pl;
+};
+
+/* One cluster's pools, nodes, tasks, attempts and poll runs. ci < 0: the
+ * single-cluster database ('default', the original ids and node names); else
+ * cluster "cNN" with its own pool ids and node names (docs/fleet.md: pool ids
+ * are UUIDs, node names carry a random suffix, so clusters share neither). */
+static int gen_cluster(sqlite3 *db, const struct gen_stmts *g, int ci, long ntasks, long nnodes,
+                       long week_tasks) {
+    sqlite3_stmt *po = g->po, *no = g->no, *ta = g->ta, *at = g->at, *pl = g->pl;
     int64_t span = BENCH_WEEKS * BENCH_WEEK;
     int64_t now = BENCH_T0 + span + 86400;
-    int rc = exec_sql(db, "PRAGMA cache_size=-262144") || exec_sql(db, "BEGIN IMMEDIATE");
-    sqlite3_stmt *sz = prep(db, "INSERT INTO sizes VALUES(?1, 96, 1966080, 8, 'H100', 80, ?2, ?2)");
-    sqlite3_stmt *pr = prep(db, "INSERT INTO size_prices VALUES(?1, ?2, ?3, ?4)");
-    sqlite3_stmt *po = prep(
-        db, "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, capacity_basis, "
-            "price_hourly_micro, auto_scale, min_nodes, max_nodes, node_count, labels_json, "
-            "taints_json, first_seen, last_seen) VALUES(?1, 'bench-cluster', ?2, ?3, ?4, 'slug', "
-            "?5, 1, 0, 200, 100, '{}', '[]', ?6, ?7)");
-    sqlite3_stmt *no = prep(
-        db, "INSERT INTO nodes(name, do_id, k8s_uid, pool_id, droplet_id, size, capacity_type, "
-            "price_hourly_micro, created_at, ready_at, do_deleted_at, k8s_deleted_at, "
-            "ready_status, ready_since, gpu_allocatable, cpu_allocatable_milli, labels_json, "
-            "do_state, first_seen, last_seen) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-            "?11, ?12, 'True', ?10, 8, 96000, '{}', 'running', ?9, ?13)");
-    sqlite3_stmt *ta = prep(
-        db, "INSERT INTO tasks(uid, job_uid, namespace, name, configuration, experiment, "
-            "created_at, started_at, completed_at, outcome, outcome_reason, backoff_limit, "
-            "ttl_after_finished, has_pod_failure_policy, pfp_ignores_disruption, spec_json, "
-            "first_seen, last_seen) VALUES(?1, ?1, 'batch', ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, 6, "
-            "3600, 1, 1, '{\"gpus\":1}', ?5, ?6)");
-    sqlite3_stmt *at = prep(
-        db, "INSERT INTO attempts(uid, task_uid, job_uid, namespace, name, node_name, pool_id, "
-            "gpu_request, cpu_request_milli, created_at, scheduled_at, started_at, finished_at, "
-            "deleted_at, phase, reason, exit_code, disruption_at, disruption_reason, "
-            "report_status, report_work_seconds, report_restore_seconds, "
-            "report_checkpoint_seconds, first_seen, last_seen) VALUES(?1, ?2, ?2, 'batch', ?3, "
-            "?4, ?5, 1, 8000, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-            "?6, ?9)");
-    sqlite3_stmt *pl = prep(db, "INSERT INTO poll_runs(source, started_at, finished_at, "
-                                "source_time, status, requests, items) "
-                                "VALUES(?1, ?2, ?2, ?2, 'ok', 1, 1)");
-    if (rc || !sz || !pr || !po || !no || !ta || !at || !pl)
-        rc = -1;
-    /* sizes and prices */
-    for (int i = 0; rc == 0 && i < 2; i++) {
-        sqlite3_bind_text(sz, 1, pool_sizes[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(sz, 2, BENCH_T0);
-        rc = step(db, sz);
-        sqlite3_bind_text(pr, 1, pool_sizes[i], -1, SQLITE_STATIC);
-        sqlite3_bind_int64(pr, 2, BENCH_T0);
-        sqlite3_bind_int64(pr, 3, pool_price[i]);
-        sqlite3_bind_int64(pr, 4, pool_price[i] * 672);
-        rc = rc ? rc : step(db, pr);
+    char cluster[16], pids[3][64];
+    if (ci < 0)
+        snprintf(cluster, sizeof cluster, "default");
+    else
+        snprintf(cluster, sizeof cluster, "c%02d", ci);
+    for (int i = 0; i < 3; i++) {
+        if (ci < 0)
+            snprintf(pids[i], sizeof pids[i], "%s", pool_ids[i]);
+        else
+            snprintf(pids[i], sizeof pids[i], "a1b2c3d4-%04d-4000-8000-00000000000%d", ci % 10000,
+                     i + 1);
     }
+    int rc = 0;
     for (int i = 0; rc == 0 && i < 3; i++) {
-        sqlite3_bind_text(po, 1, pool_ids[i], -1, SQLITE_STATIC);
+        sqlite3_bind_text(po, 1, pids[i], -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(po, 2, pool_names[i], -1, SQLITE_STATIC);
         sqlite3_bind_text(po, 3, pool_sizes[i], -1, SQLITE_STATIC);
         sqlite3_bind_text(po, 4, i == 0 ? "spot" : "on-demand", -1, SQLITE_STATIC);
         sqlite3_bind_int64(po, 5, pool_price[i]);
         sqlite3_bind_int64(po, 6, BENCH_T0 - NODE_LIFE);
         sqlite3_bind_int64(po, 7, now);
+        sqlite3_bind_text(po, 8, cluster, -1, SQLITE_TRANSIENT);
         rc = step(db, po);
     }
     /* nodes: evenly started over [T0 - life, T0 + span), each living NODE_LIFE */
     int64_t nspan = span + NODE_LIFE;
     for (long i = 0; rc == 0 && i < nnodes; i++) {
-        char name[32], u1[37], u2[37], drop[24];
-        snprintf(name, sizeof name, "gpu-pool-%05ld", i);
+        char name[48], u1[37], u2[37], drop[24];
+        node_name(name, sizeof name, ci, cluster, i);
         uuid(u1);
         uuid(u2);
-        snprintf(drop, sizeof drop, "%ld", 500000000L + i);
+        snprintf(drop, sizeof drop, "%ld", 500000000L + (ci < 0 ? 0 : (long)ci * 1000000L) + i);
         int p = (int)(i % 3);
         int64_t created = BENCH_T0 - NODE_LIFE + i * nspan / nnodes;
         int64_t del = created + NODE_LIFE + 240 + rnd_range(0, 3600);
         sqlite3_bind_text(no, 1, name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(no, 2, u1, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(no, 3, u2, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(no, 4, pool_ids[p], -1, SQLITE_STATIC);
+        sqlite3_bind_text(no, 4, pids[p], -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(no, 5, drop, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(no, 6, pool_sizes[p], -1, SQLITE_STATIC);
         sqlite3_bind_text(no, 7, p == 0 ? "spot" : "on-demand", -1, SQLITE_STATIC);
@@ -447,6 +427,7 @@ int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, ui
         bind_t(no, 11, del < now ? del : 0);
         bind_t(no, 12, del < now ? del : 0);
         sqlite3_bind_int64(no, 13, del < now ? del : now);
+        sqlite3_bind_text(no, 14, cluster, -1, SQLITE_TRANSIENT);
         rc = step(db, no);
     }
     /* tasks: a tenth in the hot week, week_tasks (when > 0) in the normal week, the
@@ -490,16 +471,16 @@ int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, ui
             idx += pool;
             if (idx >= nnodes)
                 idx = nnodes - 1;
-            char auid[37], pname[80], node[32];
+            char auid[37], pname[80], node[48];
             uuid(auid);
             snprintf(pname, sizeof pname, "%s-%05d", name, (int)(rnd() % 100000));
-            snprintf(node, sizeof node, "gpu-pool-%05ld", idx);
+            node_name(node, sizeof node, ci, cluster, idx);
             int64_t fin = t + 2 + 30 + dur;
             sqlite3_bind_text(at, 1, auid, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(at, 2, tuid, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(at, 3, pname, -1, SQLITE_TRANSIENT);
             sqlite3_bind_text(at, 4, node, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(at, 5, pool_ids[idx % 3], -1, SQLITE_STATIC);
+            sqlite3_bind_text(at, 5, pids[idx % 3], -1, SQLITE_TRANSIENT);
             sqlite3_bind_int64(at, 6, t);
             sqlite3_bind_int64(at, 7, t + 2);
             sqlite3_bind_int64(at, 8, t + 32);
@@ -519,6 +500,7 @@ int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, ui
                 sqlite3_bind_int64(at, 18, a ? 120 : 0);
                 sqlite3_bind_int64(at, 19, 30);
             }
+            sqlite3_bind_text(at, 20, cluster, -1, SQLITE_TRANSIENT);
             rc = step(db, at);
             t = fin + 10 + (a ? 20 : 10);
         }
@@ -533,25 +515,101 @@ int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, ui
         sqlite3_bind_text(ta, 7, success ? "succeeded" : "failed", -1, SQLITE_STATIC);
         sqlite3_bind_text(ta, 8, success ? "CompletionsReached" : "BackoffLimitExceeded", -1,
                           SQLITE_STATIC);
+        sqlite3_bind_text(ta, 9, cluster, -1, SQLITE_TRANSIENT);
         rc = rc ? rc : step(db, ta);
     }
     static const char *const sources[] = {"do", "k8s", "do_billing"};
     for (int i = 0; rc == 0 && i < 3; i++) {
+        if (ci > 0 && i == 2)
+            break; /* the account's billing poll: once */
         sqlite3_bind_text(pl, 1, sources[i], -1, SQLITE_STATIC);
         sqlite3_bind_int64(pl, 2, now);
+        if (i < 2)
+            sqlite3_bind_text(pl, 3, cluster, -1, SQLITE_TRANSIENT);
         rc = step(db, pl);
     }
+    return rc;
+}
+
+/* Creates the database and writes `nclusters` clusters (0: the single-cluster
+ * database) of ntasks tasks and nnodes nodes each. */
+static int gen_db(const char *path, int nclusters, long ntasks, long nnodes, long week_tasks,
+                  uint64_t seed) {
+    rng_state = seed;
+    struct store *s = NULL;
+    if (store_open(path, STORE_WRITER, &s, NULL) != ERR_OK) {
+        fprintf(stderr, "bench_gen: cannot create %s\n", path);
+        return -1;
+    }
+    sqlite3 *db = store_db(s);
+    int rc = exec_sql(db, "PRAGMA cache_size=-262144") || exec_sql(db, "BEGIN IMMEDIATE");
+    sqlite3_stmt *sz = prep(db, "INSERT INTO sizes VALUES(?1, 96, 1966080, 8, 'H100', 80, ?2, ?2)");
+    sqlite3_stmt *pr = prep(db, "INSERT INTO size_prices VALUES(?1, ?2, ?3, ?4)");
+    struct gen_stmts g;
+    g.po = prep(
+        db, "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, capacity_basis, "
+            "price_hourly_micro, auto_scale, min_nodes, max_nodes, node_count, labels_json, "
+            "taints_json, first_seen, last_seen, cluster) VALUES(?1, 'bench-cluster', ?2, ?3, ?4, "
+            "'slug', ?5, 1, 0, 200, 100, '{}', '[]', ?6, ?7, ?8)");
+    g.no = prep(
+        db, "INSERT INTO nodes(name, do_id, k8s_uid, pool_id, droplet_id, size, capacity_type, "
+            "price_hourly_micro, created_at, ready_at, do_deleted_at, k8s_deleted_at, "
+            "ready_status, ready_since, gpu_allocatable, cpu_allocatable_milli, labels_json, "
+            "do_state, first_seen, last_seen, cluster) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+            "?10, ?11, ?12, 'True', ?10, 8, 96000, '{}', 'running', ?9, ?13, ?14)");
+    g.ta = prep(
+        db, "INSERT INTO tasks(uid, job_uid, namespace, name, configuration, experiment, "
+            "created_at, started_at, completed_at, outcome, outcome_reason, backoff_limit, "
+            "ttl_after_finished, has_pod_failure_policy, pfp_ignores_disruption, spec_json, "
+            "first_seen, last_seen, cluster) VALUES(?1, ?1, 'batch', ?2, ?3, ?4, ?5, ?5, ?6, ?7, "
+            "?8, 6, 3600, 1, 1, '{\"gpus\":1}', ?5, ?6, ?9)");
+    g.at = prep(
+        db, "INSERT INTO attempts(uid, task_uid, job_uid, namespace, name, node_name, pool_id, "
+            "gpu_request, cpu_request_milli, created_at, scheduled_at, started_at, finished_at, "
+            "deleted_at, phase, reason, exit_code, disruption_at, disruption_reason, "
+            "report_status, report_work_seconds, report_restore_seconds, "
+            "report_checkpoint_seconds, first_seen, last_seen, cluster) VALUES(?1, ?2, ?2, "
+            "'batch', ?3, ?4, ?5, 1, 8000, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+            "?17, ?18, ?19, ?6, ?9, ?20)");
+    g.pl = prep(db, "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status, "
+                    "requests, items, cluster) VALUES(?1, ?2, ?2, ?2, 'ok', 1, 1, ?3)");
+    if (rc || !sz || !pr || !g.po || !g.no || !g.ta || !g.at || !g.pl)
+        rc = -1;
+    /* sizes and prices: the account's */
+    for (int i = 0; rc == 0 && i < 2; i++) {
+        sqlite3_bind_text(sz, 1, pool_sizes[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(sz, 2, BENCH_T0);
+        rc = step(db, sz);
+        sqlite3_bind_text(pr, 1, pool_sizes[i], -1, SQLITE_STATIC);
+        sqlite3_bind_int64(pr, 2, BENCH_T0);
+        sqlite3_bind_int64(pr, 3, pool_price[i]);
+        sqlite3_bind_int64(pr, 4, pool_price[i] * 672);
+        rc = rc ? rc : step(db, pr);
+    }
+    if (nclusters <= 0)
+        rc = rc ? rc : gen_cluster(db, &g, -1, ntasks, nnodes, week_tasks);
+    for (int c = 0; rc == 0 && c < nclusters; c++)
+        rc = gen_cluster(db, &g, c, ntasks, nnodes, week_tasks);
     sqlite3_finalize(sz);
     sqlite3_finalize(pr);
-    sqlite3_finalize(po);
-    sqlite3_finalize(no);
-    sqlite3_finalize(ta);
-    sqlite3_finalize(at);
-    sqlite3_finalize(pl);
+    sqlite3_finalize(g.po);
+    sqlite3_finalize(g.no);
+    sqlite3_finalize(g.ta);
+    sqlite3_finalize(g.at);
+    sqlite3_finalize(g.pl);
     if (rc == 0)
         rc = exec_sql(db, "COMMIT") || exec_sql(db, "PRAGMA wal_checkpoint(TRUNCATE)");
     else
         exec_sql(db, "ROLLBACK");
     store_free(s);
     return rc ? -1 : 0;
+}
+
+int bench_gen_db(const char *path, long ntasks, long nnodes, long week_tasks, uint64_t seed) {
+    return gen_db(path, 0, ntasks, nnodes, week_tasks, seed);
+}
+
+int bench_gen_fleet_db(const char *path, int clusters, long tasks_per, long nodes_per,
+                       long week_tasks_per, uint64_t seed) {
+    return gen_db(path, clusters > 0 ? clusters : 1, tasks_per, nodes_per, week_tasks_per, seed);
 }

@@ -26,4 +26,11 @@ int bench_gen_k8s(const char *dir, long jobs, long pods, long limit, uint64_t se
  * in more and more history). Returns 0 or -1. */
 int bench_gen_db(const char *path, long tasks, long nodes, long week_tasks, uint64_t seed);
 
+/* A fleet (docs/fleet.md): `clusters` clusters named c00, c01, ... in one
+ * database, each with its own pools and nodes and tasks_per tasks laid out as
+ * bench_gen_db lays them (week_tasks_per of them in BENCH_NORMAL_WEEK when > 0).
+ * Returns 0 or -1. */
+int bench_gen_fleet_db(const char *path, int clusters, long tasks_per, long nodes_per,
+                       long week_tasks_per, uint64_t seed);
+
 #endif

@@ -3,16 +3,25 @@
  *   bench_tool gen-k8s DIR JOBS PODS LIMIT SEED     List pages (bench_gen.h)
  *   bench_tool gen-db PATH TASKS NODES SEED [WEEK]   a database in spotledger's schema
  *                                                    (WEEK tasks in 2026-W20)
+ *   bench_tool gen-fleet PATH CLUSTERS TASKS NODES SEED [WEEK]
+ *                                                    CLUSTERS clusters c00.. of TASKS
+ *                                                    tasks and NODES nodes each
+ *                                                    (docs/fleet.md)
  *   bench_tool migrate DB                            applies migrations newer than the data
  *   bench_tool ingest DIR DB                         k8s_list_parse + store_k8s, page by
  *                                                    page, one transaction per page, as
  *                                                    the watcher's apply_page; also
  *                                                    the peak RSS after a tenth of the
  *                                                    pages and at the end does
+ *   bench_tool ingest DIR DB CLUSTER                 the same into an existing DB, as
+ *                                                    cluster CLUSTER (store_set_cluster)
  *   bench_tool bare DIR                              json-c parse of the same pages only
  *   bench_tool bare-trim DIR                         the same, fed around managedFields
  *   bench_tool summary DB FROM TO REPS               calc_run + report_summary_json, the
  *                                                    code path of GET /api/v1/summary
+ *   bench_tool summary-by-cluster DB FROM TO REPS N  one summary per cluster c00..c(N-1)
+ *                                                    (aggregate=cluster's work), all N
+ *                                                    timed together
  *   bench_tool compose DB FROM TO REPS               compose_run (query/compose.h): the
  *                                                    window from its days' partial sums,
  *                                                    kept days written to DB; each run
@@ -31,6 +40,7 @@
 #include <time.h>
 
 #include "bench_gen.h"
+#include "model/settings.h"
 #include "query/calc.h"
 #include "query/compose.h"
 #include "query/export.h"
@@ -106,15 +116,19 @@ static struct page *read_pages(const char *dir, size_t *n, size_t *bytes) {
     return p;
 }
 
-static int cmd_ingest(const char *dir, const char *dbpath) {
+/* cluster NULL: into a new database; else into dbpath as it is, as that cluster. */
+static int cmd_ingest(const char *dir, const char *dbpath, const char *cluster) {
     size_t n, bytes;
     struct page *p = read_pages(dir, &n, &bytes);
     if (!p || !n)
         return fprintf(stderr, "bench_tool: no pages in %s\n", dir), 1;
     struct store *s;
-    remove(dbpath);
+    if (!cluster)
+        remove(dbpath);
     if (store_open(dbpath, STORE_WRITER, &s, NULL) != ERR_OK)
         return 1;
+    if (cluster && store_set_cluster(s, cluster) != ERR_OK)
+        return fprintf(stderr, "bench_tool: bad cluster name %s\n", cluster), 1;
     size_t items = 0, skipped = 0;
     long rss_early = 0;
     double t0 = now_ms(), parse_ms = 0;
@@ -182,6 +196,52 @@ static int cmp_d(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* The query of a bench window: no filter, "now" a day after the generated year. */
+static struct cost_query bench_query(int64_t from, int64_t to) {
+    struct cost_query q;
+    memset(&q, 0, sizeof q);
+    q.from = from;
+    q.to = to;
+    q.now = BENCH_T0 + BENCH_WEEKS * BENCH_WEEK + 86400;
+    return q;
+}
+
+/* One summary per cluster c00 .. c(nc - 1), as GET /api/v1/summary?aggregate=cluster
+ * computes them (http/api_fleet.c): the median over reps of the time of all nc. */
+static int cmd_summary_by_cluster(const char *dbpath, int64_t from, int64_t to, int reps, int nc) {
+    struct store *s;
+    if (store_open(dbpath, STORE_READER, &s, NULL) != ERR_OK)
+        return 1;
+    double *t = calloc((size_t)reps, sizeof *t);
+    size_t body = 0;
+    for (int r = 0; r < reps; r++) {
+        struct buf out;
+        buf_init(&out, 0);
+        double a = now_ms();
+        for (int k = 0; k < nc; k++) {
+            char sel[32];
+            snprintf(sel, sizeof sel, ",c%02d,", k);
+            struct calc_settings cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.clusters = sel;
+            struct cost_query q = bench_query(from, to);
+            struct calc c;
+            if (calc_run(s, &cfg, from, to, &q, &c) != ERR_OK ||
+                report_summary_json(c.res, &out) != ERR_OK)
+                return fprintf(stderr, "bench_tool: summary of c%02d failed\n", k), 1;
+            calc_release(&c);
+        }
+        t[r] = now_ms() - a;
+        body = out.len;
+        buf_release(&out);
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_d);
+    printf("by_cluster_ms=%.2f clusters=%d body=%zu\n", t[reps / 2], nc, body);
+    store_free(s);
+    free(t);
+    return 0;
+}
+
 static int cmd_summary(const char *dbpath, int64_t from, int64_t to, int reps) {
     struct store *s;
     if (store_open(dbpath, STORE_READER, &s, NULL) != ERR_OK)
@@ -189,11 +249,7 @@ static int cmd_summary(const char *dbpath, int64_t from, int64_t to, int reps) {
     double *t = calloc((size_t)reps, sizeof *t), *tl = calloc((size_t)reps, sizeof *tl);
     size_t body = 0, ntasks = 0, natt = 0;
     for (int r = 0; r < reps; r++) {
-        struct cost_query q;
-        memset(&q, 0, sizeof q);
-        q.from = from;
-        q.to = to;
-        q.now = BENCH_T0 + BENCH_WEEKS * BENCH_WEEK + 86400;
+        struct cost_query q = bench_query(from, to);
         struct calc c;
         struct buf out;
         buf_init(&out, 0);
@@ -248,11 +304,7 @@ static int cmd_compose(const char *dbpath, int64_t from, int64_t to, int reps) {
     if (store_open(dbpath, STORE_WRITER, &s, NULL) != ERR_OK)
         return 1;
     for (int r = 0; r < reps; r++) {
-        struct cost_query q;
-        memset(&q, 0, sizeof q);
-        q.from = from;
-        q.to = to;
-        q.now = BENCH_T0 + BENCH_WEEKS * BENCH_WEEK + 86400;
+        struct cost_query q = bench_query(from, to);
         struct calc c;
         struct compose_stats st;
         struct buf out;
@@ -298,8 +350,15 @@ int main(int argc, char **argv) {
     if ((argc == 6 || argc == 7) && !strcmp(argv[1], "gen-db"))
         return bench_gen_db(argv[2], num(argv[3]), num(argv[4]), argc == 7 ? num(argv[6]) : 0,
                             strtoull(argv[5], NULL, 10)) != 0;
-    if (argc == 4 && !strcmp(argv[1], "ingest"))
-        return cmd_ingest(argv[2], argv[3]);
+    if ((argc == 7 || argc == 8) && !strcmp(argv[1], "gen-fleet"))
+        return bench_gen_fleet_db(argv[2], (int)num(argv[3]), num(argv[4]), num(argv[5]),
+                                  argc == 8 ? num(argv[7]) : 0, strtoull(argv[6], NULL, 10)) != 0;
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "ingest"))
+        return cmd_ingest(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+    if (argc == 7 && !strcmp(argv[1], "summary-by-cluster"))
+        return cmd_summary_by_cluster(argv[2], strtoll(argv[3], NULL, 10),
+                                      strtoll(argv[4], NULL, 10), (int)num(argv[5]),
+                                      (int)num(argv[6]));
     if (argc == 3 && !strcmp(argv[1], "bare"))
         return cmd_bare(argv[2], false);
     if (argc == 3 && !strcmp(argv[1], "bare-trim"))
