@@ -106,10 +106,24 @@ bool api_query_parse(struct request *req, struct response *resp, struct api_quer
     if (ns && !valid_name(ns))
         return bad(resp, "namespace", "expected a namespace name");
     q->namespace_ = ns;
+    return api_clusters_parse(req, resp, q->clusters, sizeof q->clusters);
+}
+
+bool api_clusters_parse(struct request *req, struct response *resp, char *out, size_t cap) {
     const char *cl = request_param(req, "cluster");
-    if (cl && !parse_clusters(cl, q->clusters, sizeof q->clusters))
+    if (cap)
+        out[0] = '\0';
+    if (cl && !parse_clusters(cl, out, cap))
         return bad(resp, "cluster",
                    "expected cluster names (letters, digits, - _ .) separated by commas");
+    return true;
+}
+
+bool api_aggregate_parse(struct request *req, struct response *resp, bool *by_cluster) {
+    const char *agg = request_param(req, "aggregate");
+    *by_cluster = agg != NULL;
+    if (agg && strcmp(agg, "cluster") != 0)
+        return bad(resp, "aggregate", "expected cluster");
     return true;
 }
 

@@ -8,6 +8,7 @@
 #define SPOTLEDGER_API_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/request.h"
@@ -36,6 +37,13 @@ int64_t api_now(struct request *req);
  * `extra` lists the route's own parameters (NULL-terminated), if any. */
 bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
                      const char *const *extra);
+
+/* cluster=a[,b...] alone into out as ",a,b," ("" when absent); on a bad list
+ * fills resp with 400 naming cluster and returns false (docs/fleet.md). */
+bool api_clusters_parse(struct request *req, struct response *resp, char *out, size_t cap);
+/* aggregate= (absent: false; cluster: true); any other value: 400 naming
+ * aggregate, false. The route lists "aggregate" among its extras. */
+bool api_aggregate_parse(struct request *req, struct response *resp, bool *by_cluster);
 
 /* Writes {"from":..,"to":..} under key "window". */
 struct jsonw;

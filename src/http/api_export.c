@@ -60,8 +60,25 @@ void api_exports(struct request *req, struct response *resp) {
     response_json(resp, 200);
 }
 
+/* The file name's cluster part (docs/fleet.md): "-by-cluster", "-east+west" for
+ * cluster=east,west (",east,west,"), "-clusters" when the list is long, "" the fleet. */
+static void cluster_suffix(const char *clusters, bool by_cluster, char *out, size_t cap) {
+    size_t len = strlen(clusters);
+    const char *by = by_cluster ? "-by-cluster" : "";
+    if (len < 3)
+        snprintf(out, cap, "%s", by);
+    else if (len - 2 + 1 + strlen(by) >= cap || len > 66)
+        snprintf(out, cap, "%s-clusters", by);
+    else {
+        int n = snprintf(out, cap, "%s-%.*s", by, (int)(len - 2), clusters + 1);
+        for (char *p = out + (n > 0 ? (size_t)n - (len - 2) : 0); *p; p++)
+            if (*p == ',')
+                *p = '+';
+    }
+}
+
 void api_export_csv(struct request *req, struct response *resp) {
-    static const char *const extra[] = {"week", "kind", "basis", NULL};
+    static const char *const extra[] = {"week", "kind", "basis", "aggregate", NULL};
     const char *week = request_param(req, "week");
     const char *k = request_param(req, "kind");
     enum export_kind kind;
@@ -86,7 +103,7 @@ void api_export_csv(struct request *req, struct response *resp) {
         struct api_query q;
         if (!api_query_parse(req, resp, &q, extra))
             return;
-        if (q.configuration || q.experiment || q.namespace_ || q.clusters[0]) {
+        if (q.configuration || q.experiment || q.namespace_) {
             response_error(resp, 400, "bad_parameter",
                            "the CSV covers every configuration: drop the filters");
             return;
@@ -100,14 +117,22 @@ void api_export_csv(struct request *req, struct response *resp) {
     }
     for (int i = 0; i < req->nparams; i++) {
         const char *key = req->params[i].key;
-        if (week && strcmp(key, "week") && strcmp(key, "kind") && strcmp(key, "basis")) {
+        if (week && strcmp(key, "week") && strcmp(key, "kind") && strcmp(key, "basis") &&
+            strcmp(key, "cluster") && strcmp(key, "aggregate")) {
             response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", key);
             return;
         }
     }
-    bool completion;
-    if (!api_basis_parse(req, resp, &completion))
+    bool completion, by_cluster;
+    if (!api_basis_parse(req, resp, &completion) ||
+        !api_aggregate_parse(req, resp, &by_cluster))
         return;
+    if (by_cluster && kind == EXPORT_TASKS) {
+        response_error(resp, 400, "bad_parameter",
+                       "aggregate: the tasks file has a row per task, each naming its cluster; "
+                       "aggregate=cluster applies to kind=summary");
+        return;
+    }
     if (completion && kind == EXPORT_TASKS) {
         response_error(resp, 400, "bad_parameter",
                        "basis: the tasks file has one basis (each task's whole-life cost, in the "
@@ -128,14 +153,18 @@ void api_export_csv(struct request *req, struct response *resp) {
     memset(&cq, 0, sizeof cq);
     cq.w.from = from;
     cq.w.to = to;
+    /* cluster= narrows the rows (docs/fleet.md); the cache key carries it */
+    if (!api_clusters_parse(req, resp, cq.clusters, sizeof cq.clusters))
+        return;
     char key[96];
-    snprintf(key, sizeof key, "csv|%s|%s", k, label);
+    snprintf(key, sizeof key, "csv|%s|%s%s", k, label, by_cluster ? "|by-cluster" : "");
     struct api_cache_slot slot;
     bool hit = api_cache_lookup_basis(req, resp, &cq, completion, key, &slot);
-    struct export_opts o = {.completion = completion};
+    struct export_opts o = {.completion = completion, .by_cluster = by_cluster};
+    struct calc_settings local;
     enum err rc = hit ? ERR_OK
-                      : export_build_opts(req->db, req->app ? &req->app->calc : NULL, kind, from,
-                                          to, label, as_of, &o, &resp->body, NULL);
+                      : export_build_opts(req->db, api_calc_settings(req, &cq, &local), kind,
+                                          from, to, label, as_of, &o, &resp->body, NULL);
     if (rc == ERR_TOOBIG && completion) {
         response_error(resp, 400, "bad_parameter",
                        "basis: the tasks completed in this window ran over more than %d windows "
@@ -148,14 +177,17 @@ void api_export_csv(struct request *req, struct response *resp) {
                        "cannot build the CSV: %s", err_str(rc));
         return;
     }
-    char disp[128];
-    /* a completion-basis file never takes the weekly file's name */
+    char disp[192];
+    /* a completion-basis or cluster file never takes the weekly file's name */
     const char *sfx = completion ? "-completion" : "";
+    char csfx[80];
+    cluster_suffix(cq.clusters, by_cluster, csfx, sizeof csfx);
     if (week)
-        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s%s.csv\"", week, k,
-                 sfx);
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s%s%s.csv\"", week,
+                 k, csfx, sfx);
     else
-        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s%s.csv\"", k, sfx);
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s%s%s.csv\"", k, csfx,
+                 sfx);
     response_header(resp, "Content-Disposition", disp);
     resp->status = 200;
     resp->content_type = "text/csv; charset=utf-8; header=present";

@@ -8,6 +8,9 @@
 #include "base/csv.h"
 #include "base/money.h"
 #include "base/timeutil.h"
+#include "base/xalloc.h"
+#include "model/settings.h"
+#include "store/store_read.h"
 
 static const char *const kind_names[] = {"summary", "tasks"};
 
@@ -91,10 +94,14 @@ const char *const export_tasks_header[] = {"task_uid",        "namespace",  "nam
                                            "configuration",   "experiment", "outcome",
                                            "attempts",        "retries",    "interruptions",
                                            "restore_seconds", "cost_usd",   "wasted_cost_usd",
-                                           "completed_at",    NULL};
+                                           "completed_at",
+                                           /* added with the fleet (docs/fleet.md): appended so
+                                              the earlier columns keep their places */
+                                           "cluster",         NULL};
 
 void export_tasks_rows(const struct cost_input *in, const char *const *names,
-                       const struct taskview_row *rows, size_t n, const struct export_sink *k) {
+                       const char *const *clusters, const struct taskview_row *rows, size_t n,
+                       const struct export_sink *k) {
     static const char *const outcomes[] = {"running", "succeeded", "failed"};
     void *x = k->ctx;
     k->header(x, export_tasks_header);
@@ -114,16 +121,18 @@ void export_tasks_rows(const struct cost_input *in, const char *const *names,
         k->money(x, row->cost);
         k->money(x, row->wasted_cost);
         k->time(x, t->outcome == COST_TASK_RUNNING ? 0 : t->completed_at);
+        k->text(x, clusters ? clusters[row->task] : NULL);
         k->end(x);
     }
 }
 
 enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
-                          const struct taskview_row *rows, size_t n, struct buf *out) {
+                          const char *const *clusters, const struct taskview_row *rows, size_t n,
+                          struct buf *out) {
     struct csv c;
     struct export_sink k;
     export_csv_sink_init(&k, &c, out);
-    export_tasks_rows(in, names, rows, n, &k);
+    export_tasks_rows(in, names, clusters, rows, n, &k);
     return c.rc;
 }
 
@@ -132,8 +141,8 @@ enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
  * on the completion basis their cells are empty and say so. */
 static enum err summary_sinks(struct store *db, const struct calc_settings *cfg, int64_t from,
                               int64_t to, const char *label, int64_t now,
-                              const struct export_opts *o, const struct export_sink *const *sinks,
-                              int nsinks) {
+                              const struct export_opts *o, bool no_header,
+                              const struct export_sink *const *sinks, int nsinks) {
     struct calc c;
     struct cost_query q;
     memset(&q, 0, sizeof q);
@@ -144,7 +153,16 @@ static enum err summary_sinks(struct store *db, const struct calc_settings *cfg,
     int resamples = o ? o->resamples : 0;
     struct cost_completion comp;
     struct unc_result unc;
-    struct export_summary_extra e = {.comp = completion ? &comp : NULL};
+    /* the cluster cell names the selection ",a,b," as "a,b" (docs/fleet.md) */
+    char cluster[EXPORT_CLUSTER_CELL_MAX] = "";
+    if (cfg && cfg->clusters && cfg->clusters[0] == ',' && cfg->clusters[1]) {
+        snprintf(cluster, sizeof cluster, "%s", cfg->clusters + 1);
+        size_t len = strlen(cluster);
+        if (len && cluster[len - 1] == ',')
+            cluster[len - 1] = '\0';
+    }
+    struct export_summary_extra e = {
+        .comp = completion ? &comp : NULL, .cluster = cluster, .no_header = no_header};
     char why[96];
     enum err rc;
     if (completion) {
@@ -174,6 +192,38 @@ static enum err summary_sinks(struct store *db, const struct calc_settings *cfg,
     return rc;
 }
 
+/* The summary rows of each cluster holding pools, nodes or tasks (narrowed by
+ * cfg->clusters), sorted by name, under one header: each cluster's rows are the
+ * file of cluster=NAME (docs/fleet.md). */
+static enum err summary_by_cluster(struct store *db, const struct calc_settings *cfg,
+                                   int64_t from, int64_t to, const char *label, int64_t now,
+                                   const struct export_opts *o,
+                                   const struct export_sink *const *sinks, int nsinks,
+                                   int64_t *rows) {
+    char(*names)[STORE_CLUSTER_NAME_MAX] = xcalloc(EXPORT_CLUSTERS_MAX, sizeof *names);
+    size_t n = 0;
+    enum err rc = store_cluster_names(db, cfg ? cfg->clusters : NULL, names, EXPORT_CLUSTERS_MAX,
+                                      &n);
+    if (rc == ERR_OK && n == 0)
+        for (int i = 0; i < nsinks; i++)
+            sinks[i]->header(sinks[i]->ctx, export_summary_header);
+    struct calc_settings one;
+    if (cfg)
+        one = *cfg;
+    else
+        memset(&one, 0, sizeof one);
+    char sel[STORE_CLUSTER_NAME_MAX + 2];
+    for (size_t i = 0; i < n && rc == ERR_OK; i++) {
+        snprintf(sel, sizeof sel, ",%s,", names[i]);
+        one.clusters = sel;
+        rc = summary_sinks(db, &one, from, to, label, now, o, i > 0, sinks, nsinks);
+    }
+    free(names);
+    if (rc == ERR_OK && rows)
+        *rows = (int64_t)n * (COST_NCONFIG + 1);
+    return rc;
+}
+
 /* Computes the rows of one kind for [from, to) once and hands them to every sink. */
 enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
                             enum export_kind kind, int64_t from, int64_t to, const char *label,
@@ -181,8 +231,10 @@ enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
                             const struct export_sink *const *sinks, int nsinks, int64_t *rows) {
     struct calc c;
     enum err rc;
+    if (kind == EXPORT_SUMMARY && o && o->by_cluster)
+        return summary_by_cluster(db, cfg, from, to, label, now, o, sinks, nsinks, rows);
     if (kind == EXPORT_SUMMARY) {
-        rc = summary_sinks(db, cfg, from, to, label, now, o, sinks, nsinks);
+        rc = summary_sinks(db, cfg, from, to, label, now, o, false, sinks, nsinks);
         if (rc == ERR_OK && rows)
             *rows = COST_NCONFIG + 1;
         return rc;
@@ -200,7 +252,8 @@ enum err export_build_sinks(struct store *db, const struct calc_settings *cfg,
         /* oldest first: a ledger reads forward */
         taskview_sort(&c.data->in, tr, n, TASKVIEW_BY_COMPLETED, false);
         for (int i = 0; i < nsinks; i++)
-            export_tasks_rows(&c.data->in, c.data->task_names, tr, n, sinks[i]);
+            export_tasks_rows(&c.data->in, c.data->task_names, c.data->task_clusters, tr, n,
+                              sinks[i]);
         if (rows)
             *rows = (int64_t)n;
     }

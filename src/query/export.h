@@ -57,20 +57,32 @@ struct export_summary_extra {
     const struct unc_result *unc;       /* NULL: interval cells empty, unc_reason in the
                                            reason cell */
     const char *unc_reason;
+    const char *cluster; /* the cluster cell (docs/fleet.md): NULL/empty the whole fleet */
+    bool no_header;      /* rows only (a further cluster's rows of one file) */
 };
 
 /* Options of export_build_opts / export_build_sinks (NULL: every default). */
 struct export_opts {
     bool completion; /* the summary on the completion basis (docs/cost-model.md) */
     int resamples;   /* the summary's bootstrap: 0 BOOT_DEFAULT_RESAMPLES, < 0 none */
+    /* the summary's rows per cluster (aggregate=cluster, docs/fleet.md): each
+     * cluster's rows, cluster cell its name, under one header; tasks: ignored */
+    bool by_cluster;
 };
+
+/* The longest cluster cell: a cluster= list (http/api.h API_CLUSTERS_MAX). */
+#define EXPORT_CLUSTER_CELL_MAX 2200
+/* At most this many clusters in one by-cluster file (docs/fleet.md: --cluster
+ * takes up to 32). */
+#define EXPORT_CLUSTERS_MAX 64
 
 /* The rows of the summary / tasks files, header first, into a sink. e NULL:
  * accrual, no intervals. */
 void export_summary_rows(const struct cost_result *r, const char *label,
                          const struct export_summary_extra *e, const struct export_sink *k);
 void export_tasks_rows(const struct cost_input *in, const char *const *names,
-                       const struct taskview_row *rows, size_t n, const struct export_sink *k);
+                       const char *const *clusters, const struct taskview_row *rows, size_t n,
+                       const struct export_sink *k);
 
 /* The notes written next to the weekly files as EXPORT_ABOUT_FILE and as the
  * .xlsx files' Notes sheet: what each column means, the basis, the time form. */
@@ -83,9 +95,11 @@ extern const char *const export_notes_parts[];
  * the period in the first column ("2026-W48" or "FROM/TO"); e as export_summary_rows. */
 enum err export_summary_csv(const struct cost_result *r, const char *label,
                             const struct export_summary_extra *e, struct buf *out);
-/* The tasks CSV: one row per rows[i] (taskview), names[i] the Job names. */
+/* The tasks CSV: one row per rows[i] (taskview), names[i] the Job names,
+ * clusters[i] the tasks' fleet names (NULL: empty cells). */
 enum err export_tasks_csv(const struct cost_input *in, const char *const *names,
-                          const struct taskview_row *rows, size_t n, struct buf *out);
+                          const char *const *clusters, const struct taskview_row *rows, size_t n,
+                          struct buf *out);
 
 /* Builds the CSV of one kind for [from, to) from the database (read-only
  * connection db), on the accrual basis with the default intervals. *rows (if

@@ -67,6 +67,11 @@ static const char notes_added[] =
     "distinguishable yet ...: need about N more successful tasks'. "
     "difference_vs_on_demand_low_usd, _high_usd, verdict_vs_on_demand: the same against the "
     "measured pure On-Demand row. Empty without an interval; the verdict then gives the reason.\n"
+    "cluster (last column): the clusters the row covers. Empty in the weekly files: the rows "
+    "are the whole fleet, every cluster together. GET /api/v1/export.csv?...&kind=summary"
+    "&cluster=NAME gives one cluster's rows (several: NAME,NAME), and &aggregate=cluster the "
+    "rows of each cluster in turn, the cell naming it; the clusters' rows add up to the fleet's "
+    "(money and counts; not the per-task and percentage columns).\n"
     "\n";
 
 static const char notes_tasks[] =
@@ -81,6 +86,8 @@ static const char notes_tasks[] =
     "did not succeed.\n"
     "completed_at: when it finished (empty while running). A task is listed once, in the week it "
     "completed.\n"
+    "cluster (last column): the cluster the task ran in (its fleet name; 'default' for a "
+    "service watching one cluster). &cluster=NAME narrows the file to that cluster's tasks.\n"
     "\n"
     "Text cells that begin with = + - @ are written with a leading apostrophe in the CSV so a "
     "spreadsheet never runs them as formulas; the .xlsx stores them as plain text.\n";

@@ -19,7 +19,8 @@ const char *const export_summary_header[] = {
     "interval_reason", "difference_vs_counterfactual_low_usd",
     "difference_vs_counterfactual_high_usd", "verdict_vs_counterfactual",
     "difference_vs_on_demand_low_usd", "difference_vs_on_demand_high_usd", "verdict_vs_on_demand",
-    NULL};
+    /* added with the fleet (docs/fleet.md), appended as well */
+    "cluster", NULL};
 
 /* The columns after measured_overhead_percent that hold intervals. */
 #define INTERVAL_COLUMNS 9
@@ -62,7 +63,9 @@ void export_summary_rows(const struct cost_result *r, const char *label,
     void *x = k->ctx;
     const struct cost_completion *comp = e ? e->comp : NULL;
     const char *cost_basis = comp ? "completion" : "accrual";
-    k->header(x, export_summary_header);
+    const char *cluster = e && e->cluster && *e->cluster ? e->cluster : NULL;
+    if (!e || !e->no_header)
+        k->header(x, export_summary_header);
     for (int i = 0; i < COST_NCONFIG; i++) {
         const struct cost_config_result *cr = &r->configs[i];
         /* the completion basis replaces the money of the tasks succeeding in
@@ -95,6 +98,7 @@ void export_summary_rows(const struct cost_result *r, const char *label,
         k->percent_bp(x, bc ? bc->measured_overhead_bp : cr->measured_overhead_bp);
         k->text(x, cost_basis);
         interval_row(e, i, k);
+        k->text(x, cluster);
         k->end(x);
     }
     /* the counterfactual prices the winners of the tasks completed in the
@@ -115,6 +119,7 @@ void export_summary_rows(const struct cost_result *r, const char *label,
     k->text(x, cost_basis);
     for (int i = 0; i < INTERVAL_COLUMNS; i++)
         k->text(x, NULL);
+    k->text(x, cluster);
     k->end(x);
 }
 

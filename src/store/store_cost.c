@@ -23,6 +23,7 @@ void store_cost_free(struct store_cost_data *d) {
     free(d->spells);
     free(d->tasks);
     free(d->task_names);
+    free(d->task_clusters);
     free(d->attempts);
     free(d->od_sizes);
     free(d->prices);

@@ -25,7 +25,7 @@ static const char SQL_SPAN[] =
 static const char SQL_LIFE[] = "SELECT max(completed_at - created_at) FROM tasks";
 
 #define TASK_COLS                                                                                  \
-    "uid, namespace, experiment, configuration, outcome, completed_at, name, completions"
+    "uid, namespace, experiment, configuration, outcome, completed_at, name, completions, cluster"
 static const char SQL_W_TASKS[] =
     "SELECT " TASK_COLS " FROM tasks "
     "WHERE completed_at >= ?1 AND completed_at < ?2 AND " STORE_IN_CLUSTERS(
@@ -92,7 +92,7 @@ static enum err lookback(struct store *s, int64_t *out) {
 
 /* A task row as loaded, before the touched ones are kept. */
 struct wtask {
-    const char *uid, *ns, *experiment, *name;
+    const char *uid, *ns, *experiment, *name, *cluster;
     enum cost_config config;
     enum cost_outcome outcome;
     int64_t completed_at, completions;
@@ -245,6 +245,7 @@ static void keep_touched(struct wload *w) {
     sort_wt = NULL;
     d->tasks = xcalloc(nk + 1, sizeof *d->tasks);
     d->task_names = xcalloc(nk + 1, sizeof *d->task_names);
+    d->task_clusters = xcalloc(nk + 1, sizeof *d->task_clusters);
     for (size_t k = 0; k < nk; k++) {
         struct wtask *t = &w->wt[keep[k]];
         t->out = (int32_t)k;
@@ -256,6 +257,7 @@ static void keep_touched(struct wload *w) {
                                          .completed_at = t->completed_at,
                                          .completions = t->completions};
         d->task_names[k] = t->name;
+        d->task_clusters[k] = t->cluster;
     }
     d->in.n_tasks = nk;
     free(keep);
@@ -306,6 +308,7 @@ static void read_task_row(struct wload *w, sqlite3_stmt *st, struct wtask *t) {
     t->completed_at = col_time(st, 5);
     t->name = store_arena_col(&d->arena, st, 6);
     t->completions = store_col_or(st, 7, 0);
+    t->cluster = store_arena_col(&d->arena, st, 8);
     t->out = -1;
 }
 

@@ -242,9 +242,9 @@ want_head = ["period", "from", "to", "configuration", "basis", "tasks_succeeded"
     "cost_per_successful_task_high_usd", "interval_reason",
     "difference_vs_counterfactual_low_usd", "difference_vs_counterfactual_high_usd",
     "verdict_vs_counterfactual", "difference_vs_on_demand_low_usd",
-    "difference_vs_on_demand_high_usd", "verdict_vs_on_demand"]
+    "difference_vs_on_demand_high_usd", "verdict_vs_on_demand", "cluster"]
 # the interval columns against the summary's "uncertainty" object (docs/uncertainty.md)
-unc_cols = want_head[want_head.index("cost_basis") + 1:]
+unc_cols = want_head[want_head.index("cost_basis") + 1:want_head.index("cluster")]
 diff_of = {("spot", "counterfactual"): "spot_vs_counterfactual",
            ("fallback", "counterfactual"): "fallback_vs_counterfactual",
            ("spot", "on_demand"): "spot_vs_on_demand",
@@ -290,6 +290,8 @@ def check_summary(path, summary, unc, label):
         expect(where, "from", rec["from"], summary.get("window", {}).get("from", wfrom), "time")
         expect(where, "to", rec["to"], summary.get("window", {}).get("to", wto), "time")
         expect(where, "cost_basis", rec["cost_basis"], summary["cost_basis"], "text")
+        # the weekly files are the whole fleet: an empty cluster cell (docs/fleet.md)
+        expect(where, "cluster", rec["cluster"], None, "text")
         for col in head[5:head.index("cost_basis")]:
             path_ = api_map.get(col, col).split(".")
             v, present = c, True
@@ -328,7 +330,8 @@ api_tasks = [load(l) for l in open(tasks_jsonl)]
 rows = read(task_file)
 head = rows[0]
 want_head = ["task_uid", "namespace", "name", "configuration", "experiment", "outcome", "attempts",
-    "retries", "interruptions", "restore_seconds", "cost_usd", "wasted_cost_usd", "completed_at"]
+    "retries", "interruptions", "restore_seconds", "cost_usd", "wasted_cost_usd", "completed_at",
+    "cluster"]
 if head != want_head:
     errors.append("tasks header %r" % head)
 by_uid = {t["uid"]: t for t in api_tasks}
@@ -350,7 +353,9 @@ for r in rows[1:]:
         continue
     for col in head:
         key, kind = tmap.get(col, (col, "text"))
-        expect("task " + rec["task_uid"], col, rec[col], t.get(key), kind)
+        # one cluster watched by the single-cluster flags: "default" (docs/fleet.md)
+        want = "default" if col == "cluster" else t.get(key)
+        expect("task " + rec["task_uid"], col, rec[col], want, kind)
     if t["name"] == '=HYPERLINK("x")':
         hostile = rec
 if hostile is None:

@@ -164,9 +164,149 @@ static void test_bad_cluster(void **state) {
             fail_msg("%s: %d %s", bad[i], t->resp.status, apitest_body(t));
         assert_non_null(strstr(apitest_body(t), "cluster"));
     }
-    /* the CSV covers the fleet (a cluster column is not there yet) */
-    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary&cluster=east"),
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary&cluster=a,,b"),
                      400);
+    assert_non_null(strstr(apitest_body(t), "cluster"));
+}
+
+/* Lines of the CSV body, and the line starting with prefix (NULL: none). */
+static size_t csv_lines(struct apitest *t) {
+    size_t n = 0;
+    for (const char *p = apitest_body(t); *p; p++)
+        n += *p == '\n';
+    return n;
+}
+static bool csv_has_line(struct apitest *t, const char *line) {
+    const char *body = apitest_body(t);
+    size_t n = strlen(line);
+    for (const char *p = body; p && *p; p = strstr(p, "\r\n") ? strstr(p, "\r\n") + 2 : NULL)
+        if (!strncmp(p, line, n) && !strncmp(p + n, "\r\n", 2))
+            return true;
+    return false;
+}
+static bool disposition(struct apitest *t, const char *file) {
+    for (int i = 0; i < t->resp.nheaders; i++)
+        if (!strcmp(t->resp.headers[i][0], "Content-Disposition") &&
+            strstr(t->resp.headers[i][1], file))
+            return true;
+    return false;
+}
+
+#define CSV_W45 "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,"
+/* east's fallback row (test_api_tasks test_export_csv, by hand: cost 14.400 /
+ * 3 = 4.800, useful 7.050, restore 0.120, wasted 1.750, idle 5.480, ...) */
+#define CSV_EAST_FALLBACK                                                                          \
+    CSV_W45 "fallback,measured,3,0,0,4,1,1,0,14.400000,4.800000,7.050000,0.120000,1.750000,"        \
+            "0.000000,5.480000,240,240,240,-62.16,25.96,104.26,accrual,,,\"3 successful tasks, "   \
+            "fewer than 5\",,,\"Fallback vs the same tasks at On-Demand rates: no interval (3 "    \
+            "successful tasks, fewer than 5)\",,,\"Fallback vs pure On-Demand: no interval "       \
+            "(first sample: 3 successful tasks, fewer than 5)\","
+/* west's on-demand row, by hand (west_rows): 1 succeeded, 1 attempt, cost
+ * 3.600 / 1 = 3.600, useful 1.800 (JW-a1 1800 s x 1000), restore, wasted,
+ * running 0, idle 3.600 - 1.800 = 1.800; no restore sample (empty p50, p95 and
+ * total 0); savings: no counterfactual of on-demand (empty); break-even
+ * (3.600 - 1.800) / 1.800 = 100.00 %... */
+#define CSV_WEST_OD_HEAD                                                                           \
+    CSV_W45 "on-demand,measured,1,0,0,1,0,0,0,3.600000,3.600000,1.800000,0.000000,0.000000,"       \
+            "0.000000,1.800000,"
+
+/* The summary CSV by cluster (docs/fleet.md): the cluster column (last), the
+ * cluster= rows, aggregate=cluster's rows per cluster under one header. */
+static void test_csv_summary(void **state) {
+    struct apitest *t = *state;
+    /* the fleet: the cluster cell is empty (every cluster); the fallback row is
+     * east's (west has no fallback pool), the on-demand row west's */
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=summary"), 200);
+    assert_non_null(strstr(apitest_body(t), ",verdict_vs_on_demand,cluster\r\n"));
+    assert_true(csv_has_line(t, CSV_EAST_FALLBACK));
+    assert_non_null(strstr(apitest_body(t), CSV_WEST_OD_HEAD));
+    assert_int_equal(csv_lines(t), 1 + 4);
+    char *fleet = strdup(apitest_body(t));
+
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=summary&cluster=east"), 200);
+    assert_true(csv_has_line(t, CSV_EAST_FALLBACK "east"));
+    /* east has no on-demand work: 0 tasks, 0 cost, no cost per task */
+    assert_non_null(strstr(apitest_body(t), CSV_W45 "on-demand,measured,0,0,0,0,0,0,0,0.000000,,"));
+    assert_true(disposition(t, "spotledger-2026-W45-summary-east.csv"));
+    assert_int_equal(csv_lines(t), 1 + 4);
+
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=summary&cluster=west"), 200);
+    assert_non_null(strstr(apitest_body(t), CSV_WEST_OD_HEAD));
+    /* the counterfactual prices spot and fallback winners: west has none */
+    assert_non_null(strstr(apitest_body(t), CSV_W45 "on-demand,counterfactual,0,,,,,,,0.000000,,"));
+    assert_non_null(strstr(apitest_body(t), ",west\r\n"));
+    assert_null(strstr(apitest_body(t), ",east\r\n"));
+    assert_null(strstr(apitest_body(t), "14.400000"));
+
+    /* both named: the fleet's rows, the cell naming both (quoted: a comma) */
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=summary&cluster=east,west"),
+        200);
+    assert_true(csv_has_line(t, CSV_EAST_FALLBACK "\"east,west\""));
+    assert_true(disposition(t, "spotledger-2026-W45-summary-east+west.csv"));
+    /* the fleet's file is unchanged by the cluster= calls (cache keyed apart) */
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=summary"), 200);
+    assert_string_equal(apitest_body(t), fleet);
+    free(fleet);
+
+    /* aggregate=cluster: one header, east's 4 rows then west's 4 */
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary"
+                                     "&aggregate=cluster"),
+                     200);
+    assert_int_equal(csv_lines(t), 1 + 4 + 4);
+    const char *b = apitest_body(t);
+    assert_non_null(strstr(b, ",verdict_vs_on_demand,cluster\r\n"));
+    assert_null(strstr(strstr(b, "\r\n") + 2, "period,")); /* one header */
+    const char *east = strstr(b, "fallback,measured,3,0,0,4,1,1,0,14.400000,");
+    const char *west = strstr(b, "on-demand,measured,1,0,0,1,0,0,0,3.600000,3.600000,");
+    assert_non_null(east);
+    assert_non_null(west);
+    assert_true(east < west);
+    assert_true(disposition(t, "spotledger-summary-by-cluster.csv"));
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary"
+                                     "&aggregate=cluster&cluster=west"),
+                     200);
+    assert_int_equal(csv_lines(t), 1 + 4);
+    assert_null(strstr(apitest_body(t), ",east\r\n"));
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary"
+                                     "&aggregate=cluster&cluster=north"),
+                     200);
+    assert_int_equal(csv_lines(t), 1); /* the header alone */
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=tasks"
+                                     "&aggregate=cluster"),
+                     400);
+    assert_non_null(strstr(apitest_body(t), "aggregate"));
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary&aggregate=pool"),
+                     400);
+    assert_non_null(strstr(apitest_body(t), "aggregate"));
+}
+
+/* The tasks CSV: each task names its cluster (last column); cluster= narrows. */
+static void test_csv_tasks(void **state) {
+    struct apitest *t = *state;
+    assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=tasks"), 200);
+    assert_non_null(strstr(apitest_body(t), ",completed_at,cluster\r\n"));
+    assert_int_equal(csv_lines(t), 1 + 4); /* J1, J2, J3 (east), JW (west) */
+    /* JW by hand: 1 attempt, no retry or interruption (restore 0 s), 1800 s x
+     * 1000 µ$/s = 1.800, nothing wasted, done at T0 + 1800 = 00:30 */
+    const char *jw = "JW,batch,job-west,on-demand,,succeeded,1,0,0,0,1.800000,0.000000,"
+                     "2026-11-02 00:30:00,west";
+    if (!csv_has_line(t, jw))
+        fail_msg("no line %s in %s", jw, apitest_body(t));
+    /* J2: 1.750 (S 3700..7200 x 500) + 1.740 (F 7260..9000 x 1000) = 3.490,
+     * its first attempt's 1.750 wasted, done at 02:30 */
+    assert_non_null(strstr(apitest_body(t), ",3.490000,1.750000,2026-11-02 02:30:00,east\r\n"));
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=tasks&cluster=west"), 200);
+    assert_int_equal(csv_lines(t), 1 + 1);
+    assert_true(csv_has_line(t, jw));
+    assert_true(disposition(t, "spotledger-2026-W45-tasks-west.csv"));
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/export.csv?week=2026-W45&kind=tasks&cluster=east"), 200);
+    assert_int_equal(csv_lines(t), 1 + 3);
+    assert_null(strstr(apitest_body(t), ",west\r\n"));
 }
 
 int main(void) {
@@ -175,6 +315,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_other_routes, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_bad_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_aggregate, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_csv_summary, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,25 +44,27 @@ static void test_export_intervals(void **state) {
     struct apitest *t = *state;
     assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK_Q), 200);
     char *first = strdup(apitest_body(t));
-    /* the header ends with the columns added for the basis and the intervals */
+    /* the header ends with the columns added for the basis and the intervals,
+     * then the fleet's cluster column (docs/fleet.md) */
     assert_non_null(strstr(first, ",measured_overhead_percent,cost_basis,"
                                   "cost_per_successful_task_low_usd,"
                                   "cost_per_successful_task_high_usd,interval_reason,"
                                   "difference_vs_counterfactual_low_usd,"
                                   "difference_vs_counterfactual_high_usd,verdict_vs_counterfactual,"
                                   "difference_vs_on_demand_low_usd,"
-                                  "difference_vs_on_demand_high_usd,verdict_vs_on_demand\r\n"));
+                                  "difference_vs_on_demand_high_usd,verdict_vs_on_demand,cluster\r\n"));
     char *spot = csv_line(t, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,spot,measured,");
     assert_string_equal(spot, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,spot,measured,"
                               "5,0,0,5,0,0,0,2.500000,0.500000,2.500000,0.000000,0.000000,0.000000,"
                               "0.000000,0,,,50.00,100.00,0.00,accrual,0.500000,0.500000,,"
                               "-0.500000,-0.500000,Spot cheaper than the same tasks at On-Demand "
                               "rates (95% interval $0.50-$0.50 per task),-0.500000,-0.500000,Spot "
-                              "cheaper than pure On-Demand (95% interval $0.50-$0.50 per task)");
+                              "cheaper than pure On-Demand (95% interval $0.50-$0.50 per task),");
+    /* ^ the last cell, cluster, is empty: the rows are the whole fleet */
     free(spot);
     /* On-Demand: its own interval; it is not compared with itself */
     char *od = csv_line(t, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,on-demand,measured,");
-    const char *tail = ",accrual,1.000000,1.000000,,,,,,,";
+    const char *tail = ",accrual,1.000000,1.000000,,,,,,,,"; /* 6 interval cells, cluster */
     size_t n = strlen(od), m = strlen(tail);
     if (n < m || strcmp(od + n - m, tail))
         fail_msg("on-demand row %s does not end with %s", od, tail);
@@ -74,7 +76,7 @@ static void test_export_intervals(void **state) {
     char *cf =
         csv_line(t, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,on-demand,counterfactual,");
     assert_string_equal(cf, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,on-demand,"
-                            "counterfactual,5,,,,,,,5.000000,1.000000,,,,,,,,,,,,accrual,,,,,,,,,");
+                            "counterfactual,5,,,,,,,5.000000,1.000000,,,,,,,,,,,,accrual,,,,,,,,,,");
     free(cf);
     /* a closed week's file comes from the response cache the second time: the
      * same bytes, still a CSV download */
@@ -101,7 +103,7 @@ static void test_export_long_window(void **state) {
                                      "&to=2026-11-09T00:00:00Z&kind=summary"),
                      200);
     assert_non_null(strstr(apitest_body(t), ",accrual,,,windows longer than 35 days are not "
-                                            "resampled,,,,,,\r\n"));
+                                            "resampled,,,,,,,\r\n")); /* 6 interval cells, cluster */
     /* the money is unchanged: spot 2.500000 over 5 */
     assert_non_null(strstr(apitest_body(t), ",spot,measured,5,0,0,5,0,0,0,2.500000,0.500000,"));
 }
@@ -129,7 +131,7 @@ static void test_export_completion(void **state) {
     if (!row)
         fail_msg("no completion fallback row in %s", csv);
     assert_non_null(strstr(row, ",104.26,completion,,,95% intervals are drawn on the accrual "
-                                "basis only,,,,,,\r\n"));
+                                "basis only,,,,,,,\r\n"));
     /* a download named apart from the weekly file */
     bool disp = false;
     for (int i = 0; i < t->resp.nheaders; i++)
