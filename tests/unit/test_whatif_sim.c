@@ -20,14 +20,28 @@
  *   reclaim_tail     50 s  = timing.reclaim_notice 30 s + node_delete 20 s
  *                            (a reclaimed node is billed from the signal to its
  *                            deletion); drain 0 s: the cut is at the signal.
- * The planner's 95 % interval must hold the oracle's figure for every rate, to
- * 5 µ$: the run has a few idle seconds the model has not (measured without
- * reclaims: idle 833 µ$ = 3 s, the node's wait for its first pod and the
- * window's last second; 833 / 200 tasks = 4.2 µ$ per task).
- * Measured (seed 20261202): none 1,033,338 in [1,033,333, 1,033,333] (+5);
- * moderate 1,055,850 in [1,044,001, 1,064,811]; heavy 1,099,343 in [1,099,281,
- * 1,140,864], near the low edge: that run drew 87 interruptions where the
- * planner expects 0.559 x 200 = 112 (about 2 sigma, a Poisson draw). */
+ * The planner's 95 % interval is the spread of ONE window of 200 tasks. Checked
+ * against a single seeded run, the test is a single draw: an unbiased model
+ * misses one seed in 20 by construction, and the former seed (20261202) drew a
+ * heavy run 2.0 standard deviations low (87 interruptions where 0.559 x 200 =
+ * 112 are expected): 1,099,343 against [1,099,281, 1,140,864], 62 µ$ inside.
+ * Measured over 30 seeds (1000..1029, heavy): mean 1,119,420 µ$, SD 10,703 per
+ * run, 109.7 interruptions per run, against the planner's 1,121,081 and an
+ * interval half-width of 20,800 (1.95 SD): no bias beyond 0.15 %, the interval
+ * as wide as the runs' spread. Over 16 seeds (moderate): mean 1,051,700, SD
+ * 3,301, against 1,054,475 (0.26 % high).
+ * So the check is on the mean of RUNS independent runs (seeds SEED, SEED+1,
+ * ...): its SD is the run's / sqrt(RUNS) (= 0.35 of it for 8), so an unbiased
+ * model puts it well inside the one-window interval, and a bias of more than
+ * about 1.5 SD of a window (1.4 % at heavy) fails. The interval must hold the
+ * mean to 5 µ$: the run has a few idle seconds the model has not (measured
+ * without reclaims: idle 833 µ$ = 3 s, the node's wait for its first pod and
+ * the window's last second; 833 / 200 tasks = 4.2 µ$ per task).
+ * Measured (seeds 20261202..20261209; without reclaims one run, every seed
+ * plays the same): none 1,033,338 in [1,033,333, 1,033,333] (+5); moderate,
+ * mean of 8, 1,053,387 in [1,044,001, 1,064,811] (2.8 SD of a run inside);
+ * heavy, mean of 8, 1,112,053 in [1,099,281, 1,140,864] (1.2 SD of a run, 3.4 SD
+ * of the mean, inside). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,6 +59,8 @@
 
 #define DAYS 40
 #define TASKS 200
+#define RUNS 8
+#define SEED 20261202u
 
 static const char scenario_fmt[] =
     "{\"start\":\"2026-06-01T00:00:00Z\",\"duration\":\"%dd\","
@@ -65,7 +81,8 @@ static const char scenario_fmt[] =
 
 /* Runs spotsim's engine for the scenario with reclaims `reclaims_json` and
  * returns the oracle's Spot cost per successful task and successes. */
-static void measure(const char *reclaims_json, int64_t *cost_per_task, int64_t *tasks) {
+static void measure(const char *reclaims_json, uint64_t seed, int64_t *cost_per_task,
+                    int64_t *tasks) {
     char text[4096];
     int n = snprintf(text, sizeof text, scenario_fmt, DAYS, TASKS, reclaims_json);
     assert_true(n > 0 && (size_t)n < sizeof text);
@@ -76,7 +93,7 @@ static void measure(const char *reclaims_json, int64_t *cost_per_task, int64_t *
         print_message("scenario: %s\n", err);
     assert_int_equal(rc, ERR_OK);
     int64_t horizon = sc->start + sc->duration;
-    struct sim_world *w = sim_world_build(sc, 20261202, horizon);
+    struct sim_world *w = sim_world_build(sc, seed, horizon);
     assert_non_null(w);
     int64_t last = sc->start;
     assert_int_equal(w->ntasks, TASKS);
@@ -103,9 +120,16 @@ static void measure(const char *reclaims_json, int64_t *cost_per_task, int64_t *
 }
 
 static void check_rate(const char *reclaims_json, double per_day) {
-    int64_t measured, tasks;
-    measure(reclaims_json, &measured, &tasks);
-    assert_int_equal(tasks, TASKS);
+    int64_t sum = 0, tasks = 0;
+    int runs = per_day > 0 ? RUNS : 1; /* without reclaims every seed plays the same run */
+    for (int k = 0; k < runs; k++) {
+        int64_t m, t;
+        measure(reclaims_json, SEED + (uint64_t)k, &m, &t);
+        assert_int_equal(t, TASKS);
+        sum += m;
+        tasks = t;
+    }
+    int64_t measured = (sum + runs / 2) / runs; /* the mean of the runs, rounded */
     struct whatif_params p;
     whatif_defaults(&p);
     p.reclaims_per_day = per_day;
@@ -124,9 +148,10 @@ static void check_rate(const char *reclaims_json, double per_day) {
     assert_int_equal(whatif_run(&p, &res), ERR_OK);
     const struct whatif_estimate *s = &res.cfg[WHATIF_SPOT];
     print_message("planner at %.1f/day: %lld µ$ per task, 95 %% [%lld, %lld], %.3f interruptions "
-                  "per task; oracle %lld\n",
+                  "per task; oracle, mean of %d runs: %lld\n",
                   per_day, (long long)s->point, (long long)s->lo, (long long)s->hi,
-                  (double)(s->attempts - s->successes) / (double)s->successes, (long long)measured);
+                  (double)(s->attempts - s->successes) / (double)s->successes, runs,
+                  (long long)measured);
     assert_true(s->ok && s->interval);
     assert_true(s->lo - 5 <= measured && measured <= s->hi + 5);
 }
