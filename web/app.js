@@ -6,7 +6,7 @@
  * the cheapest, is the measured overhead above break-even) use the API values
  * as they are.
  *
- * State lives in the URL hash (#window=lastweek&experiment=x&task=<uid>) so a
+ * State lives in the URL hash (#window=lastweek&experiment=x&cluster=a,b&task=<uid>) so a
  * view, or one task's attempts, can be linked. The default window is "Last 7
  * days" (window=7d), the API's own default: 7 days ending at the source clock,
  * i.e. at the latest data. The summary answers with the window it resolved
@@ -32,7 +32,8 @@
  *   state.js        the view state, the URL hash, the query parameters of a view
  *   api.js          fetch of /api/v1/..., API errors, the bearer-token prompt
  *   dom.js          DOM helpers and the names and colours every panel shares
- *   controls.js     the window / experiment / basis pickers and other controls
+ *   controls.js     the window / experiment / cluster / basis pickers and other controls
+ *   clusters.js     the fleet: the cluster picker and the by-cluster table
  *   cards.js        the overview cards (one per configuration and basis)
  *   notices.js      the window label, the cost-basis note, the empty-window notice
  *   uncertainty.js  "How sure?": the intervals, fetched after the cards
@@ -48,12 +49,13 @@ import { loadAdvice } from './advice.js';
 import { api } from './api.js';
 import { renderCards } from './cards.js';
 import { loadTrend, renderSplit } from './charts.js';
+import { loadClusterTable, renderClusterPicker } from './clusters.js';
 import { bindControls, loadExperiments, syncControls } from './controls.js';
 import { $, errorBox } from './dom.js';
 import { loadExports } from './exports.js';
 import { renderBasisNote, renderEmptyNotice } from './notices.js';
 import { loadReclaims } from './reclaims.js';
-import { costParams, readHash, resetPages, state, windowParams } from './state.js';
+import { costParams, readHash, resetPages, state, windowParams, writeHash } from './state.js';
 import { loadStatus } from './status.js';
 import { loadTasks, openTask } from './tasks.js';
 import { loadUncertainty } from './uncertainty.js';
@@ -77,6 +79,7 @@ async function loadSummary(gen) {
       summary = await api('summary', windowParams());
     }
     if (gen !== state.generation) return;
+    state.accrualSummary = state.basisApplied ? null : summary;
     renderBasisNote(summary);
     const w = summary.window || {};
     state.resolved = w.from && w.to ? { from: w.from, to: w.to } : null;
@@ -101,12 +104,13 @@ async function loadSummary(gen) {
 function reloadAll() {
   const gen = ++state.generation;
   state.resolved = null;
+  state.accrualSummary = null;
   resetPages();
   // The cards first: on two cores the other panels' queries would compete with
   // the one figure finance opens the page for. The rest follows at once.
   document.body.setAttribute('data-panels', 'loading');
   const rest = () =>
-    Promise.all([loadTrend(gen), loadReclaims(gen), loadTasks(gen), loadAdvice(gen)]).then(() => {
+    Promise.all([loadClusterTable(gen), loadTrend(gen), loadReclaims(gen), loadTasks(gen), loadAdvice(gen)]).then(() => {
       if (gen !== state.generation) return;
       document.body.setAttribute('data-panels', 'ready');
       // the planner last: its simulation must not hold up the cards or the panels above
@@ -123,7 +127,15 @@ function start() {
   loadExperiments();
   loadExports();
   loadStatus();
-  setInterval(() => loadStatus(true), 30000);
+  // a linked cluster= on a service with one cluster is dropped (its picker is hidden)
+  const clusters = () =>
+    renderClusterPicker().then((dropped) => {
+      if (!dropped) return;
+      writeHash();
+      reloadAll();
+    });
+  clusters();
+  setInterval(() => loadStatus(true).then(clusters), 30000);
   if (state.task) openTask(state.task);
   return first;
 }

@@ -1,11 +1,12 @@
 import { API, api, query } from './api.js';
 import { loadTrend } from './charts.js';
+import { pickedClusters, SEVERAL, syncClusterPicker } from './clusters.js';
 import { $, el, showBanner } from './dom.js';
 import { downloadCsv } from './exports.js';
 import { readHash, resetPages, state, viewName, viewParams, writeHash } from './state.js';
 import { closeTask, hideTask, loadTasks, openTask } from './tasks.js';
 
-/* The pickers above the cards (window, experiment, cost basis), the trend's
+/* The pickers above the cards (window, experiment, cluster, cost basis), the trend's
  * step, the task filters, sorting and paging, the downloads of this view and
  * the status toggle; a change of view goes through the reload function that
  * app.js hands to bindControls. */
@@ -28,6 +29,7 @@ export function syncControls() {
   }
   exp.value = state.experiment;
   $('basis-select').value = state.basis;
+  syncClusterPicker();
   $('step-select').value = state.step;
   $('filter-configuration').value = state.tasks.configuration;
   $('filter-outcome').value = state.tasks.outcome;
@@ -44,6 +46,13 @@ export function bindControls(reload) {
     else applyControls();
   });
   $('experiment-select').addEventListener('change', applyControls);
+  $('cluster-select').addEventListener('change', () => {
+    // several clusters: tick them, then Apply (one reload, not one per box)
+    const several = $('cluster-select').value === SEVERAL;
+    $('cluster-several').hidden = !several;
+    if (several) document.querySelector('#cluster-checks input')?.focus();
+    else applyControls();
+  });
   $('basis-select').addEventListener('change', applyControls);
   $('controls').addEventListener('submit', (ev) => {
     ev.preventDefault();
@@ -87,10 +96,11 @@ export function bindControls(reload) {
   });
   $('close-task').addEventListener('click', closeTask);
   window.addEventListener('hashchange', () => {
-    const before = JSON.stringify([state.window, state.from, state.to, state.experiment, state.basis]);
+    const view = () => JSON.stringify([state.window, state.from, state.to, state.experiment, state.cluster, state.basis]);
+    const before = view();
     readHash();
     syncControls();
-    if (JSON.stringify([state.window, state.from, state.to, state.experiment, state.basis]) !== before) reloadAll();
+    if (view() !== before) reloadAll();
     if (state.task) openTask(state.task);
     else hideTask();
   });
@@ -125,6 +135,17 @@ function applyControls() {
     }
     state.from = from;
     state.to = to;
+  }
+  // the cluster picker is hidden until the status lists more than one cluster:
+  // a linked cluster= is kept until then
+  if (!$('cluster-field').hidden) {
+    const picked = pickedClusters();
+    if (picked.error) {
+      showBanner(picked.error);
+      return;
+    }
+    state.cluster = picked.cluster;
+    syncClusterPicker(); /* one box ticked reads as that cluster, every box as all */
   }
   state.window = w;
   state.experiment = $('experiment-select').value;

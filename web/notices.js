@@ -17,7 +17,7 @@ export function renderWindowLabel(summary) {
     el('span', { id: 'window-from', 'data-value': w.from || '', text: F.time(w.from) }),
     ' → ',
     el('span', { id: 'window-to', 'data-value': w.to || '', text: F.time(w.to) }),
-    ' (end excluded)' + (state.window === '7d' ? ', ending at the latest data spotledger has seen' : '') + (state.experiment ? ' · experiment ' + state.experiment : '')
+    ' (end excluded)' + (state.window === '7d' ? ', ending at the latest data spotledger has seen' : '') + (state.experiment ? ' · experiment ' + state.experiment : '') + (state.cluster ? ' · cluster ' + state.cluster.replace(/,/g, ', ') : '')
   );
 }
 

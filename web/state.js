@@ -1,5 +1,5 @@
-/* spotledger dashboard: the view state (window, experiment, basis, task
- * filters, the open task), kept in the URL hash so a view can be linked, and
+/* spotledger dashboard: the view state (window, experiment, cluster, basis,
+ * task filters, the open task), kept in the URL hash so a view can be linked, and
  * the query parameters every panel of the view asks with. */
 import { $ } from './dom.js';
 
@@ -11,6 +11,9 @@ export const state = {
   from: '',
   to: '',
   experiment: '',
+  cluster: '', /* '' = every cluster, else 'a' or 'a,b' (the API's cluster=, docs/fleet.md) */
+  clusterNames: null, /* the service's clusters (status clusters[]), once known */
+  accrualSummary: null, /* the fleet summary of this view on the accrual basis, when the cards asked for it */
   basis: 'accrual', /* cost basis: accrual (the API's default) or completion */
   basisUnsupported: false, /* the API refused basis= (an older spotledger) */
   basisApplied: false, /* the current figures were asked for on the completion basis */
@@ -26,6 +29,7 @@ export function viewParams() {
   if (!state.resolved) return windowParams();
   const p = { from: state.resolved.from, to: state.resolved.to };
   if (state.experiment) p.experiment = state.experiment;
+  if (state.cluster) p.cluster = state.cluster;
   return p;
 }
 
@@ -46,8 +50,12 @@ export function windowParams() {
     p.window = state.window === 'custom' ? '7d' : state.window;
   }
   if (state.experiment) p.experiment = state.experiment;
+  if (state.cluster) p.cluster = state.cluster;
   return p;
 }
+
+/* cluster names as the API takes them (docs/fleet.md): 1-63 letters, digits, . _ -, comma-separated */
+export const CLUSTER_LIST = /^[A-Za-z0-9._-]{1,63}(,[A-Za-z0-9._-]{1,63}){0,31}$/;
 
 /* ---------- URL hash ---------- */
 
@@ -61,6 +69,8 @@ export function readHash() {
   if (state.window === 'custom' && !(state.from && state.to)) state.window = '7d';
   if (!w) state.window = '7d';
   state.experiment = h.get('experiment') || '';
+  const cl = h.get('cluster') || '';
+  state.cluster = CLUSTER_LIST.test(cl) ? cl : '';
   state.basis = h.get('basis') === 'completion' ? 'completion' : 'accrual';
   state.task = h.get('task') || '';
 }
@@ -73,6 +83,7 @@ export function hashFor(overrides) {
     h.set('to', state.to);
   }
   if (state.experiment) h.set('experiment', state.experiment);
+  if (state.cluster) h.set('cluster', state.cluster);
   if (state.basis === 'completion') h.set('basis', 'completion');
   const task = overrides && 'task' in overrides ? overrides.task : state.task;
   if (task) h.set('task', task);

@@ -232,7 +232,9 @@ function buildControls(res) {
 }
 
 function baseParams() {
-  return state.resolved ? { from: state.resolved.from, to: state.resolved.to } : {};
+  const p = state.resolved ? { from: state.resolved.from, to: state.resolved.to } : {};
+  if (state.cluster) p.cluster = state.cluster;
+  return p;
 }
 
 async function ask(params, gen) {
