@@ -72,6 +72,10 @@ bool api_query_parse(struct request *req, struct response *resp, struct api_quer
             known = strcmp(k, common[j]) == 0;
         for (int j = 0; extra && extra[j] && !known; j++)
             known = strcmp(k, extra[j]) == 0;
+        if (!known && !strcmp(k, "aggregate")) /* docs/fleet.md */
+            return bad(resp, "aggregate",
+                       "by cluster only on summary, timeseries, experiments and export.csv "
+                       "(kind=summary); ask this route once per cluster with cluster=NAME");
         if (!known) {
             response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", k);
             return false;

@@ -23,6 +23,7 @@
 #include "base/xalloc.h"
 #include "http/api.h"
 #include "http/api_cost.h"
+#include "http/api_fleet.h"
 #include "http/api_uncertainty.h"
 #include "query/calc.h"
 #include "query/uncertainty.h"
@@ -227,15 +228,20 @@ static bool figures_object(struct request *req, struct response *resp, const str
 
 /* The labels, and with any parameter the figures (the top of this file). */
 void api_experiments(struct request *req, struct response *resp) {
-    static const char *const params[] = {"basis", "uncertainty", "resamples", NULL};
+    static const char *const params[] = {"basis", "uncertainty", "resamples", "aggregate", NULL};
     struct api_query q;
     struct api_unc u;
-    bool completion = false, figures = req->nparams > 0;
+    bool completion = false, by_cluster = false, figures = req->nparams > 0;
     memset(&u, 0, sizeof u);
     buf_init(&u.body, 0);
-    if (figures && (!api_query_parse(req, resp, &q, params) || !api_unc_parse(req, resp, &u) ||
+    if (figures && (!api_query_parse(req, resp, &q, params) ||
+                    !api_aggregate_parse(req, resp, &by_cluster) || !api_unc_parse(req, resp, &u) ||
                     !api_basis_parse(req, resp, &completion)))
         goto out;
+    if (by_cluster) { /* docs/fleet.md */
+        api_route_by_cluster(req, resp, &q, api_experiments, "experiments");
+        goto out;
+    }
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
         goto out;

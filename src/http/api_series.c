@@ -5,6 +5,7 @@
 
 #include "http/api.h"
 #include "http/api_cost.h"
+#include "http/api_fleet.h"
 #include "base/jsonw.h"
 #include "query/report.h"
 #include "base/timeutil.h"
@@ -74,12 +75,17 @@ static int64_t cf_value(const struct cost_counterfactual *c, enum metric m) {
 }
 
 void api_timeseries(struct request *req, struct response *resp) {
-    static const char *const extra[] = {"step", "metric", "basis", NULL};
+    static const char *const extra[] = {"step", "metric", "basis", "aggregate", NULL};
     static const char *const metrics[] = {"cost_per_task", "cost", "tasks", "retries",
                                           "restore_seconds"};
     struct api_query q;
-    if (!api_query_parse(req, resp, &q, extra))
+    bool by_cluster;
+    if (!api_query_parse(req, resp, &q, extra) || !api_aggregate_parse(req, resp, &by_cluster))
         return;
+    if (by_cluster) { /* docs/fleet.md */
+        api_route_by_cluster(req, resp, &q, api_timeseries, "timeseries");
+        return;
+    }
     const char *st = request_param(req, "step");
     int64_t step = 7 * 86400;
     if (st && !strcmp(st, "1d"))

@@ -74,7 +74,8 @@ void api_task(struct request *req, struct response *resp) {
     jsonw_obj(&w);
     jsonw_key(&w, "task");
     jsonw_obj(&w);
-    api_write_task_fields(&w, &c.data->in, c.data->task_names[0], &rows[0]);
+    api_write_task_fields(&w, &c.data->in, c.data->task_names[0], c.data->task_clusters[0],
+                          &rows[0]);
     jsonw_key(&w, "attempts");
     jsonw_arr(&w);
     for (size_t i = 0; i < c.data->in.n_attempts; i++) {

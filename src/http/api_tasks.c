@@ -29,7 +29,7 @@ bool api_task_uid_valid(const char *s) {
 }
 
 void api_write_task_fields(struct jsonw *w, const struct cost_input *in, const char *name,
-                           const struct taskview_row *row) {
+                           const char *cluster, const struct taskview_row *row) {
     const struct cost_task *t = &in->tasks[row->task];
     jsonw_kstr(w, "uid", t->uid);
     jsonw_kstr(w, "namespace", t->ns);
@@ -44,6 +44,7 @@ void api_write_task_fields(struct jsonw *w, const struct cost_input *in, const c
     jsonw_kmoney(w, "cost", row->cost);
     jsonw_kmoney(w, "wasted_cost", row->wasted_cost);
     jsonw_ktime(w, "completed_at", t->outcome == COST_TASK_RUNNING ? 0 : t->completed_at);
+    jsonw_kstr(w, "cluster", cluster);
 }
 
 static bool parse_cursor(const char *c, int64_t *key, char *uid, size_t uidlen) {
@@ -204,7 +205,8 @@ void api_tasks(struct request *req, struct response *resp) {
     size_t end = start + (size_t)p.limit < n ? start + (size_t)p.limit : n;
     for (size_t i = start; i < end; i++) {
         jsonw_obj(&w);
-        api_write_task_fields(&w, &c.data->in, c.data->task_names[rows[i].task], &rows[i]);
+        api_write_task_fields(&w, &c.data->in, c.data->task_names[rows[i].task],
+                              c.data->task_clusters[rows[i].task], &rows[i]);
         jsonw_kint(&w, "attempts", rows[i].attempts);
         jsonw_obj_end(&w);
     }

@@ -14,9 +14,10 @@
  * [A-Za-z0-9/-]. */
 bool api_task_uid_valid(const char *s);
 
-/* Writes a task's fields (uid .. completed_at) as keys of the open object of w;
- * `name` is the task's name, `row` its line of the task view. */
+/* Writes a task's fields (uid .. completed_at, cluster) as keys of the open
+ * object of w; `name` is the task's name, `cluster` its fleet name (docs/fleet.md),
+ * `row` its line of the task view. */
 void api_write_task_fields(struct jsonw *w, const struct cost_input *in, const char *name,
-                           const struct taskview_row *row);
+                           const char *cluster, const struct taskview_row *row);
 
 #endif

@@ -151,6 +151,16 @@ static void test_aggregate(void **state) {
         apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&uncertainty=true"), 400);
 }
 
+/* Each request answers 400 bad_parameter with `word` in its message. */
+static void expect_400s(struct apitest *t, const char *const *reqs, size_t n, const char *word) {
+    for (size_t i = 0; i < n; i++) {
+        if (apitest_call(t, reqs[i]) != 400)
+            fail_msg("%s: %d %s", reqs[i], t->resp.status, apitest_body(t));
+        assert_string_equal(jerr(t), "bad_parameter");
+        assert_non_null(strstr(jstr(t, "error.message"), word));
+    }
+}
+
 static void test_bad_cluster(void **state) {
     struct apitest *t = *state;
     static const char *const bad[] = {
@@ -159,14 +169,138 @@ static void test_bad_cluster(void **state) {
         "GET /api/v1/summary?" WEEK "&cluster=a%20b",
         "GET /api/v1/summary?" WEEK "&cluster=east,",
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        if (apitest_call(t, bad[i]) != 400)
-            fail_msg("%s: %d %s", bad[i], t->resp.status, apitest_body(t));
-        assert_non_null(strstr(apitest_body(t), "cluster"));
-    }
+    expect_400s(t, bad, sizeof bad / sizeof bad[0], "cluster");
     assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?" WEEK "&kind=summary&cluster=a,,b"),
                      400);
     assert_non_null(strstr(apitest_body(t), "cluster"));
+}
+
+/* The series of configuration/basis in a timeseries answer under prefix
+ * ("" or "clusters.N.timeseries."): the value of its first (only) point. */
+static int64_t series_point(struct apitest *t, const char *prefix, const char *conf,
+                            const char *basis) {
+    char p[160], c[160], b[160];
+    snprintf(p, sizeof p, "%sseries", prefix);
+    for (size_t i = 0; i < jlen(t, p); i++) {
+        snprintf(c, sizeof c, "%sseries.%zu.configuration", prefix, i);
+        snprintf(b, sizeof b, "%sseries.%zu.basis", prefix, i);
+        if (!strcmp(jstr(t, c), conf) && !strcmp(jstr(t, b), basis)) {
+            snprintf(p, sizeof p, "%sseries.%zu.points.0.value", prefix, i);
+            return jnull(t, p) ? -1 : jmicro(t, p);
+        }
+    }
+    fail_msg("no %s/%s series under '%s' in %.400s", conf, basis, prefix, apitest_body(t));
+    return -1;
+}
+
+/* The body of `path` without its last newline (copied; caller frees). */
+static char *body_of(struct apitest *t, const char *path) {
+    assert_int_equal(apitest_call(t, path), 200);
+    char *b = strdup(apitest_body(t));
+    size_t n = strlen(b);
+    while (n && b[n - 1] == '\n')
+        b[--n] = '\0';
+    return b;
+}
+
+/* The aggregate=cluster answer just received (east, west) holds under `key`
+ * exactly the answers of base&cluster=east and base&cluster=west. */
+static void entries_are_answers(struct apitest *t, const char *base, const char *key) {
+    char *agg = strdup(apitest_body(t));
+    char path[256];
+    snprintf(path, sizeof path, "%s&cluster=east", base);
+    char *east = body_of(t, path);
+    snprintf(path, sizeof path, "%s&cluster=west", base);
+    char *west = body_of(t, path);
+    size_t cap = strlen(east) + strlen(west) + 128;
+    char *want = malloc(cap);
+    assert_non_null(want);
+    snprintf(want, cap, "\"clusters\":[{\"cluster\":\"east\",\"%s\":%s},"
+             "{\"cluster\":\"west\",\"%s\":%s}]}\n", key, east, key, west);
+    if (!strstr(agg, want))
+        fail_msg("%s: %s is not in %s", base, want, agg);
+    free(want);
+    free(agg);
+    free(east);
+    free(west);
+}
+
+/* aggregate=cluster on timeseries and experiments: each cluster's entry is the
+ * answer of cluster=NAME, byte for byte; other routes answer a 400 naming
+ * aggregate (docs/fleet.md). */
+static void test_aggregate_routes(void **state) {
+    struct apitest *t = *state;
+    const char *ts = "GET /api/v1/timeseries?" WEEK "&metric=cost&step=1w";
+    char path[256];
+    snprintf(path, sizeof path, "%s&aggregate=cluster", ts);
+    assert_int_equal(apitest_call(t, path), 200);
+    assert_string_equal(jstr(t, "aggregate"), "cluster");
+    assert_int_equal(jlen(t, "clusters"), 2);
+    assert_string_equal(jstr(t, "clusters.0.cluster"), "east");
+    assert_string_equal(jstr(t, "clusters.1.cluster"), "west");
+    /* one weekly bucket = the week: east's fallback 14.400 and its
+     * counterfactual 8.880 (8880 s x 1000 µ$, test_api_tasks), west's
+     * on-demand 3.600 and no counterfactual work (0) */
+    assert_int_equal(series_point(t, "clusters.0.timeseries.", "fallback", "measured"), 14400000);
+    assert_int_equal(series_point(t, "clusters.0.timeseries.", "on-demand", "counterfactual"),
+                     8880000);
+    assert_int_equal(series_point(t, "clusters.0.timeseries.", "on-demand", "measured"), 0);
+    assert_int_equal(series_point(t, "clusters.1.timeseries.", "on-demand", "measured"), 3600000);
+    assert_int_equal(series_point(t, "clusters.1.timeseries.", "fallback", "measured"), 0);
+    assert_int_equal(series_point(t, "clusters.1.timeseries.", "on-demand", "counterfactual"), 0);
+    entries_are_answers(t, ts, "timeseries");
+    /* the fleet's point is the sum: 14.400 + 0 fallback, 0 + 3.600 on-demand */
+    assert_int_equal(apitest_call(t, ts), 200);
+    assert_int_equal(series_point(t, "", "fallback", "measured"), 14400000);
+    assert_int_equal(series_point(t, "", "on-demand", "measured"), 3600000);
+    /* with the completion basis (nothing cut by the week: the same money) and
+     * narrowed by cluster= */
+    snprintf(path, sizeof path, "%s&aggregate=cluster&basis=completion&cluster=west", ts);
+    assert_int_equal(apitest_call(t, path), 200);
+    assert_int_equal(jlen(t, "clusters"), 1);
+    assert_string_equal(jstr(t, "clusters.0.timeseries.cost_basis"), "completion");
+    assert_int_equal(series_point(t, "clusters.0.timeseries.", "on-demand", "measured"), 3600000);
+    /* a route error is the answer */
+    snprintf(path, sizeof path, "%s&aggregate=cluster&basis=cash", ts);
+    assert_int_equal(apitest_call(t, path), 400);
+    assert_non_null(strstr(apitest_body(t), "basis"));
+
+    /* experiments: east has exp-a (J1, J2: 2 fallback successes), west none */
+    const char *ex = "GET /api/v1/experiments?" WEEK;
+    snprintf(path, sizeof path, "%s&aggregate=cluster", ex);
+    assert_int_equal(apitest_call(t, path), 200);
+    assert_int_equal(jlen(t, "clusters"), 2);
+    assert_string_equal(jstr(t, "clusters.0.experiments.by_experiment.0.experiment"), "exp-a");
+    assert_int_equal(jlen(t, "clusters.1.experiments.by_experiment"), 0);
+    size_t fb = 99;
+    for (size_t i = 0; i < jlen(t, "clusters.0.experiments.by_experiment.0.configurations"); i++) {
+        char c[128];
+        snprintf(c, sizeof c,
+                 "clusters.0.experiments.by_experiment.0.configurations.%zu.configuration", i);
+        if (!strcmp(jstr(t, c), "fallback"))
+            fb = i;
+    }
+    snprintf(path, sizeof path,
+             "clusters.0.experiments.by_experiment.0.configurations.%zu.tasks_succeeded", fb);
+    assert_int_equal(jint(t, path), 2);
+    entries_are_answers(t, ex, "experiments");
+
+    /* the other routes: a 400 that says where aggregate applies */
+    static const char *const no[] = {
+        "GET /api/v1/tasks?" WEEK "&aggregate=cluster",
+        "GET /api/v1/nodes?" WEEK "&aggregate=cluster",
+        "GET /api/v1/pools?" WEEK "&aggregate=cluster",
+        "GET /api/v1/reclaims?" WEEK "&aggregate=cluster",
+        "GET /api/v1/node_counts?" WEEK "&aggregate=cluster",
+        "GET /api/v1/timeseries?" WEEK "&aggregate=pool",
+        "GET /api/v1/experiments?" WEEK "&aggregate=",
+    };
+    expect_400s(t, no, sizeof no / sizeof no[0], "aggregate");
+    /* each task names its cluster */
+    assert_int_equal(apitest_call(t, "GET /api/v1/tasks?" WEEK "&cluster=west"), 200);
+    assert_string_equal(jstr(t, "tasks.0.cluster"), "west");
+    assert_int_equal(apitest_call(t, "GET /api/v1/tasks/J2"), 200);
+    assert_string_equal(jstr(t, "task.cluster"), "east");
 }
 
 /* Lines of the CSV body, and the line starting with prefix (NULL: none). */
@@ -316,6 +450,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_aggregate, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_summary, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_aggregate_routes, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
