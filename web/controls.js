@@ -107,7 +107,9 @@ export function bindControls(reload) {
   for (const b of document.querySelectorAll('button.download')) {
     b.addEventListener('click', () => {
       const p = Object.assign(viewParams(), { kind: b.dataset.kind });
-      downloadCsv(API + 'export.csv' + query(p), 'spotledger-' + viewName() + '-' + b.dataset.kind + '.csv', b);
+      if (b.dataset.aggregate) p.aggregate = b.dataset.aggregate; /* the by-cluster table's rows (docs/fleet.md) */
+      const name = 'spotledger-' + viewName() + '-' + b.dataset.kind + (b.dataset.aggregate ? '-by-' + b.dataset.aggregate : '') + '.csv';
+      downloadCsv(API + 'export.csv' + query(p), name, b);
     });
   }
   $('status-toggle').addEventListener('click', () => {

@@ -13,7 +13,9 @@
 #      the two truths (its cost per task: the API's fleet summary); the cards
 #      show the fleet (tasks and cost = the sums);
 #   2. choosing "east" in the picker: the URL gets cluster=east, every card
-#      figure is east's truth, the table holds east and its total only;
+#      figure is east's truth, the table holds east and its total only; on a
+#      link with cluster=east the two downloads (the view's summary, the
+#      table) are the export with cluster=east, every row east's;
 #   3. a shared link with cluster=west on a 390 px phone: the picker shows west,
 #      the cards are west's truth, the page has no horizontal overflow and the
 #      table fits its panel (no sideways scrolling); screenshot;
@@ -181,6 +183,35 @@ must_be_empty "the cards after choosing east are not east's truth" "$(cards_diff
 must_be_empty "east's rows after choosing east" "$(table_diff "$after" east "$tmp/east.truth")"
 [ "$(echo "$before" | jq -c .cards)" != "$(echo "$after" | jq -c .cards)" ] || fail "choosing east did not change the cards"
 note "choosing east: URL $(echo "$after" | jq -r .hash), $(echo "$after" | jq '.cards | length') card figures = east's truth"
+
+# 2b. the downloads of a cluster view: "This view: summary" and "This table"
+# fetch the export with the view's cluster= (the files are captured in the page)
+downloads="(async () => { $collect
+  const blobs = [];
+  URL.createObjectURL = (b) => { blobs.push(b); return \"blob:captured-\" + blobs.length; };
+  HTMLAnchorElement.prototype.click = function () {};
+  const out = {};
+  for (const [id, sel] of [[\"view\", \"button.download[data-kind=summary]:not([data-aggregate])\"], [\"table\", \"#clusters-download\"]]) {
+    const n = blobs.length;
+    document.querySelector(sel).click();
+    await settle(() => blobs.length > n || !document.getElementById(\"global-error\").hidden);
+    out[id] = blobs.length > n ? await blobs[n].text() : \"ERROR \" + document.getElementById(\"global-error\").textContent;
+  }
+  return out; })()"
+cdp "$base/#window=$w&cluster=east" 1280x900 "$downloads" - "$tmp/dl.json"
+q="from=$start&to=$until&kind=summary&cluster=east"
+for f in view table; do
+  extra=; [ $f = table ] && extra="&aggregate=cluster"
+  curl -sf --max-time 30 "$base/api/v1/export.csv?$q$extra" > "$tmp/want.$f.csv" || fail "export.csv?$q$extra"
+  jq -j --arg f $f '.value[$f]' "$tmp/dl.json" > "$tmp/got.$f.csv"
+  cmp -s "$tmp/want.$f.csv" "$tmp/got.$f.csv" ||
+    fail "download '$f' of the east view differs from export.csv?$q$extra: $(head -c 300 "$tmp/got.$f.csv")"
+  # every row is east's (the cluster column: the last one, docs/fleet.md)
+  rows=$(tail -n +2 "$tmp/got.$f.csv" | tr -d '\r' | grep -c .) || true
+  east=$(tail -n +2 "$tmp/got.$f.csv" | tr -d '\r' | grep -c ',east$') || true
+  [ "$rows" -gt 0 ] && [ "$rows" = "$east" ] || fail "download '$f': $east of $rows rows in cluster east"
+done
+note "downloads of the east view: the summary and the by-cluster table equal export.csv with cluster=east, every row east's"
 
 # 3. a shared link on a phone: cluster=west
 phone="(() => { $collect
