@@ -5,7 +5,7 @@
 # include order of src/ and its self-test), format (make format-check),
 # fuzz (tests/fuzz/run_fuzz.sh FUZZ_SMOKE_SECONDS: the smoke run of every harness
 # already built in build/fuzz), unit (every binary BUILD_DIR/tests/test_*), e2e
-# (every tests/e2e/e2e_*.sh). UNIT_JOBS=N runs the unit binaries N at a time (make unit: 2).
+# (every tests/e2e/e2e_*.sh). UNIT_JOBS=N runs the unit binaries N at a time, longest first (make unit: 2).
 # Counting: each layer check, format check, fuzz run, unit binary and e2e script is one suite
 # and counts as passed or failed; every line a suite prints that begins with
 # "SKIP: " (a part it could not run, e.g. ../shared/fixtures missing) counts as
@@ -60,29 +60,28 @@ for part in $parts; do
         suite "$(basename "$t")" 300 "$t"
       done
     else
-      # UNIT_JOBS lanes: binary k runs in lane k mod UNIT_JOBS, each with its own log and
-      # exit code; then the logs are shown and counted in order, as the serial loop does.
-      k=0; lanes=""
+      # UNIT_JOBS at a time from one queue (xargs -P): the next free slot takes the next
+      # binary, the longest of the last run first (their wall milliseconds are kept in
+      # BUILD_DIR/tests/unit-times; a binary not timed yet counts as the longest), so
+      # two slow ones do not end up one after the other in one lane. Each binary keeps
+      # its own log and exit code; then they are shown and counted in name order, as
+      # the serial loop does.
+      times="$root/$build/tests/unit-times"
       for t in "$root/$build"/tests/test_*; do
         [ -x "$t" ] || continue
         case "$t" in *.o|*.d) continue;; esac
-        lane=$((k % UNIT_JOBS)); k=$((k + 1))
-        echo "$t" >>"$logdir/lane$lane"
         echo "$t" >>"$logdir/order"
+        n=$(basename "$t")
+        s=$(awk -v n="$n" '$2 == n {print $1}' "$times" 2>/dev/null)
+        echo "${s:-999999} $t" >>"$logdir/queue"
       done
-      l=0
-      while [ "$l" -lt "$UNIT_JOBS" ]; do
-        if [ -f "$logdir/lane$l" ]; then
-          (while read -r t; do
-             n=$(basename "$t")
-             (cd "$root" && timeout 300 "$t" >"$logdir/u.$n.log" 2>&1; echo $? >"$logdir/u.$n.rc")
-           done <"$logdir/lane$l") &
-          lanes="$lanes $!"
-        fi
-        l=$((l + 1))
-      done
-      [ -z "$lanes" ] || wait $lanes
       if [ -f "$logdir/order" ]; then
+        sort -rn "$logdir/queue" | cut -d' ' -f2- |
+          xargs -d '\n' -n 1 -P "$UNIT_JOBS" sh -c '
+            n=$(basename "$3"); t0=$(date +%s%N)
+            (cd "$1" && timeout 300 "$3" >"$2/u.$n.log" 2>&1; echo $? >"$2/u.$n.rc")
+            echo "$(( ($(date +%s%N) - t0) / 1000000 )) $n" >"$2/u.$n.ms"' sh "$root" "$logdir"
+        cat "$logdir"/u.*.ms >"$times.tmp" 2>/dev/null && mv "$times.tmp" "$times"
         while read -r t; do
           n=$(basename "$t")
           suite "$n" 10 sh -c 'cat "$1"; exit "$(cat "$2" 2>/dev/null || echo 1)"' sh \
