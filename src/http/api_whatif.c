@@ -150,8 +150,11 @@ static void apply_supplied(const struct supplied *s, struct wi_inputs *in) {
         p->reclaims_per_day = s->reclaims;
     if (s->has[WI_DELAY])
         p->replacement_delay = s->delay;
-    if (s->has[WI_CKPT_INTERVAL])
-        p->checkpoint_interval = s->ckpt_interval;
+    if (s->has[WI_CKPT_INTERVAL]) {
+        p->checkpoint_interval = s->ckpt_interval; /* for every configuration */
+        for (int c = 0; c < WHATIF_NCONFIG; c++)
+            p->mix[c].no_checkpoints = false;
+    }
     if (s->has[WI_CKPT_SECONDS])
         p->checkpoint_seconds = s->ckpt_seconds;
     if (s->has[WI_RESTORE])
@@ -164,6 +167,10 @@ static void apply_supplied(const struct supplied *s, struct wi_inputs *in) {
         p->length = (struct plan_duration){PLAN_DIST_FIXED, llround(s->task_hours * 3600.0), 0};
         p->lengths = NULL;
         p->nlengths = 0;
+        for (int c = 0; c < WHATIF_NCONFIG; c++) { /* one length for every configuration */
+            p->mix[c].lengths = NULL;
+            p->mix[c].nlengths = 0;
+        }
     }
     if (s->has[WI_FALLBACK])
         p->fallback = s->fallback;
@@ -176,17 +183,6 @@ static void apply_supplied(const struct supplied *s, struct wi_inputs *in) {
         p->runs = s->samples;
 }
 
-/* Mean task hours x 1000 (rounded) of the lengths or the fixed length. */
-static int64_t task_milli_hours(const struct whatif_params *p) {
-    if (p->nlengths == 0)
-        return (p->length.a * 1000 + 1800) / 3600;
-    int64_t sum = 0; /* <= WHATIF_MAX_LENGTHS x WHATIF_MAX_SECONDS: fits */
-    for (size_t i = 0; i < p->nlengths; i++)
-        sum += p->lengths[i];
-    int64_t n = (int64_t)p->nlengths, out;
-    return money_muldiv(sum, 1000, n * 3600, &out) == ERR_OK ? out : 0;
-}
-
 static void param_open(struct jsonw *w, enum wi_field f) {
     jsonw_key(w, wi_field_name(f));
     jsonw_obj(w);
@@ -196,6 +192,43 @@ static void param_open(struct jsonw *w, enum wi_field f) {
 static void param_close(struct jsonw *w, const struct wi_inputs *in, enum wi_field f) {
     jsonw_kstr(w, "source", wi_source_name(in->v[f].source));
     jsonw_kstr(w, "detail", in->v[f].detail[0] ? in->v[f].detail : NULL);
+    jsonw_obj_end(w);
+}
+
+static const char *const config_names[WHATIF_NCONFIG] = {"spot", "fallback", "on-demand"};
+
+/* Mean work hours x 1000 of n lengths (rounded). */
+static int64_t milli_hours(const int64_t *lengths, size_t n) {
+    int64_t sum = 0, out; /* <= WHATIF_MAX_LENGTHS x WHATIF_MAX_SECONDS: fits */
+    for (size_t i = 0; i < n; i++)
+        sum += lengths[i];
+    return money_muldiv(sum, 1000, (int64_t)n * 3600, &out) == ERR_OK ? out : 0;
+}
+
+/* Each configuration's mix: its tasks per replication, mean hours (null: the
+ * shared lengths), failure rate, checkpointing, fallback's start on the
+ * fallback pool. */
+static void write_mix(struct jsonw *w, const struct whatif_params *p) {
+    jsonw_obj(w);
+    for (int c = 0; c < WHATIF_NCONFIG; c++) {
+        const struct whatif_mix *x = &p->mix[c];
+        jsonw_key(w, config_names[c]);
+        jsonw_obj(w);
+        jsonw_kint(w, "tasks", x->tasks ? x->tasks : p->tasks);
+        jsonw_key(w, "task_hours");
+        if (x->nlengths)
+            jsonw_fixed(w, milli_hours(x->lengths, x->nlengths), 3);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "failure_rate");
+        jsonw_fixed(w, x->failure_ppm, 6);
+        jsonw_kbool(w, "checkpoints", !x->no_checkpoints && p->checkpoint_interval > 0);
+        if (c == WHATIF_FALLBACK) {
+            jsonw_key(w, "starts_on_fallback");
+            jsonw_fixed(w, x->start_od_ppm, 6);
+        }
+        jsonw_obj_end(w);
+    }
     jsonw_obj_end(w);
 }
 
@@ -222,7 +255,10 @@ static void write_parameters(struct jsonw *w, const struct wi_inputs *in) {
             jsonw_int(w, p->checkpoint_seconds);
             break;
         case WI_TASK:
-            jsonw_fixed(w, task_milli_hours(p), 3);
+            jsonw_fixed(w,
+                        p->nlengths ? milli_hours(p->lengths, p->nlengths)
+                                    : (p->length.a * 1000 + 1800) / 3600,
+                        3);
             jsonw_kstr(w, "distribution", p->nlengths ? "measured" : "fixed");
             jsonw_kint(w, "samples", (int64_t)(p->nlengths ? p->nlengths : 1));
             break;
@@ -243,13 +279,14 @@ static void write_parameters(struct jsonw *w, const struct wi_inputs *in) {
             break;
         case WI_IDLE:
             jsonw_obj(w);
-            jsonw_key(w, "spot");
-            jsonw_fixed(w, p->idle_bp[WHATIF_SPOT], 4);
-            jsonw_key(w, "fallback");
-            jsonw_fixed(w, p->idle_bp[WHATIF_FALLBACK], 4);
-            jsonw_key(w, "on-demand");
-            jsonw_fixed(w, p->idle_bp[WHATIF_ON_DEMAND], 4);
+            for (int c = 0; c < WHATIF_NCONFIG; c++) {
+                jsonw_key(w, config_names[c]);
+                jsonw_fixed(w, (p->idle_ppb[c] + 50000) / 100000, 4);
+            }
             jsonw_obj_end(w);
+            break;
+        case WI_MIX:
+            write_mix(w, p);
             break;
         case WI_NFIELDS:
             break;
@@ -261,13 +298,12 @@ static void write_parameters(struct jsonw *w, const struct wi_inputs *in) {
 
 static void write_configs(struct jsonw *w, const struct wi_inputs *in,
                           const struct whatif_result *r) {
-    static const char *const names[WHATIF_NCONFIG] = {"spot", "fallback", "on-demand"};
     jsonw_key(w, "configurations");
     jsonw_arr(w);
     for (int c = 0; c < WHATIF_NCONFIG; c++) {
         const struct whatif_estimate *e = &r->cfg[c];
         jsonw_obj(w);
-        jsonw_kstr(w, "configuration", names[c]);
+        jsonw_kstr(w, "configuration", config_names[c]);
         jsonw_key(w, "cost_per_successful_task");
         if (e->ok)
             jsonw_money(w, e->point);
@@ -299,6 +335,8 @@ static void write_configs(struct jsonw *w, const struct wi_inputs *in,
 /* Break-even and checkpoint interval on a smaller model (API_WHATIF_AUX_*). */
 static void write_aux(struct jsonw *w, const struct whatif_params *p) {
     struct whatif_params a = *p;
+    /* one workload on the three configurations: the window's pooled tasks */
+    memset(a.mix, 0, sizeof a.mix);
     a.runs = API_WHATIF_AUX_RUNS;
     if (a.tasks > API_WHATIF_AUX_TASKS)
         a.tasks = API_WHATIF_AUX_TASKS;
@@ -369,6 +407,9 @@ void api_whatif(struct request *req, struct response *resp) {
     int runs = p->runs ? p->runs : WHATIF_DEFAULT_RUNS;
     if (p->tasks * runs > API_WHATIF_MAX_WORK)
         p->tasks = API_WHATIF_MAX_WORK / runs;
+    for (int k = 0; k < WHATIF_NCONFIG; k++)
+        if (p->mix[k].tasks > p->tasks)
+            p->mix[k].tasks = p->tasks;
     const char *field = NULL;
     struct whatif_result r;
     enum err rc = whatif_check(p, &field);

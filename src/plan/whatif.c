@@ -24,6 +24,33 @@ static bool secs_ok(int64_t v, int64_t min) {
     return v >= min && v <= WHATIF_MAX_SECONDS;
 }
 
+static bool idle_ok(const struct whatif_params *p) {
+    for (int c = 0; c < WHATIF_NCONFIG; c++)
+        if (p->idle_ppb[c] < 0 || p->idle_ppb[c] > WHATIF_MAX_IDLE_PPB)
+            return false;
+    return true;
+}
+
+/* The field a configuration's mix gets wrong, NULL when none. */
+static const char *mix_bad(const struct whatif_params *p) {
+    int64_t runs = p->runs ? p->runs : WHATIF_DEFAULT_RUNS;
+    for (int c = 0; c < WHATIF_NCONFIG; c++) {
+        const struct whatif_mix *x = &p->mix[c];
+        if (x->tasks < 0 || x->tasks > WHATIF_MAX_TASKS || x->tasks * runs > WHATIF_MAX_WORK)
+            return "tasks";
+        if (x->failure_ppm < 0 || x->failure_ppm >= 1000000)
+            return "failure_rate";
+        if (x->start_od_ppm < 0 || x->start_od_ppm > 1000000)
+            return "starts_on_fallback";
+        if (x->nlengths > WHATIF_MAX_LENGTHS || (x->nlengths > 0 && !x->lengths))
+            return "task_hours";
+        for (size_t i = 0; i < x->nlengths; i++)
+            if (!secs_ok(x->lengths[i], 1))
+                return "task_hours";
+    }
+    return NULL;
+}
+
 enum err whatif_check(const struct whatif_params *p, const char **field) {
     const char *bad = NULL;
     if (!(p->reclaims_per_day >= 0.0 && p->reclaims_per_day <= WHATIF_MAX_RECLAIMS_PER_DAY))
@@ -49,9 +76,7 @@ enum err whatif_check(const struct whatif_params *p, const char **field) {
     else if (p->gpus_node < 1 || p->gpus_node > 64 || p->gpus_task < 1 ||
              p->gpus_task > p->gpus_node)
         bad = "gpus";
-    else if (p->idle_bp[0] < 0 || p->idle_bp[0] > WHATIF_MAX_IDLE_BP || p->idle_bp[1] < 0 ||
-             p->idle_bp[1] > WHATIF_MAX_IDLE_BP || p->idle_bp[2] < 0 ||
-             p->idle_bp[2] > WHATIF_MAX_IDLE_BP)
+    else if (!idle_ok(p))
         bad = "idle";
     else if (p->runs < 0 || p->runs > WHATIF_MAX_RUNS)
         bad = "samples";
@@ -70,6 +95,8 @@ enum err whatif_check(const struct whatif_params *p, const char **field) {
     for (size_t i = 0; !bad && i < p->nlengths; i++)
         if (!secs_ok(p->lengths[i], 1))
             bad = "task_hours";
+    if (!bad)
+        bad = mix_bad(p);
     if (field)
         *field = bad;
     return bad ? ERR_INVAL : ERR_OK;
@@ -88,59 +115,104 @@ struct mc {
     int64_t budget; /* attempts left */
 };
 
-static int64_t draw_work(const struct whatif_params *p, struct plan_rng *r) {
+static int64_t draw_work(const struct whatif_params *p, int c, struct plan_rng *r) {
+    const struct whatif_mix *x = &p->mix[c];
+    if (x->nlengths > 0)
+        return x->lengths[plan_rng_below(r, x->nlengths)];
     if (p->nlengths > 0)
         return p->lengths[plan_rng_below(r, p->nlengths)];
     return plan_work_sample(&p->length, r);
 }
 
-/* Seconds of one uninterrupted attempt with `saved` work already checkpointed. */
-static int64_t attempt_len(const struct whatif_params *p, int64_t work, int64_t saved) {
-    int64_t rest = plan_restore_seconds(saved, p->checkpoint_interval, p->restore_seconds);
+/* Seconds of one uninterrupted attempt with `saved` work already checkpointed,
+ * checkpointing every `iv` seconds (0: none). */
+static int64_t attempt_len(const struct whatif_params *p, int64_t iv, int64_t work, int64_t saved) {
+    int64_t rest = plan_restore_seconds(saved, iv, p->restore_seconds);
     return p->attempt_overhead +
-           plan_attempt_seconds(work - saved, p->checkpoint_interval, p->checkpoint_seconds, rest);
+           plan_attempt_seconds(work - saved, iv, p->checkpoint_seconds, rest);
+}
+
+/* The second an attempt of `run` seconds fails of itself (an application
+ * failure, chance ppm), uniform in [1, run - 1] as spotsim draws it; INT64_MAX
+ * when it does not. No draw at all when ppm is 0. */
+static int64_t failure_at(struct plan_rng *r, int64_t ppm, int64_t run) {
+    if (ppm <= 0 || !plan_rng_chance_ppm(r, ppm))
+        return INT64_MAX;
+    return run > 2 ? plan_rng_range(r, 1, run - 1) : 1;
+}
+
+/* The rest of a task (`saved` seconds done) on On-Demand capacity, never
+ * reclaimed: attempts until one succeeds; an application failure bills its
+ * seconds, keeps the checkpointed work and retries on the same node. `tail`
+ * seconds are billed after the success. k: attempts the task made before. */
+static enum err od_rest(struct mc *m, int c, struct plan_rng *r, int64_t work, int64_t saved,
+                        int64_t tail, int k, struct acc *a) {
+    const struct whatif_params *p = m->p;
+    int64_t iv = p->mix[c].no_checkpoints ? 0 : p->checkpoint_interval;
+    for (; k < WHATIF_MAX_ATTEMPTS; k++) {
+        if (--m->budget < 0)
+            return ERR_TOOBIG;
+        a->att++;
+        int64_t run = attempt_len(p, iv, work, saved);
+        int64_t fail = failure_at(r, p->mix[c].failure_ppm, run);
+        if (fail >= run) {
+            a->succ++;
+            a->num += (wi_i128)(run + tail) * p->on_demand_price;
+            return ERR_OK;
+        }
+        a->num += (wi_i128)fail * p->on_demand_price;
+        int64_t rest = plan_restore_seconds(saved, iv, p->restore_seconds);
+        saved += plan_saved_work(work - saved, iv, p->checkpoint_seconds, rest,
+                                 fail - p->attempt_overhead);
+    }
+    a->fail++;
+    return ERR_OK;
 }
 
 /* Plays one task of `work` seconds in configuration cfg; its interruptions
  * come from the stream seeded with tseed (the same for every configuration). */
 static enum err one_task(struct mc *m, int cfg, uint64_t tseed, int64_t work, struct acc *a) {
     const struct whatif_params *p = m->p;
-    if (cfg == WHATIF_ON_DEMAND) {
-        if (--m->budget < 0)
-            return ERR_TOOBIG;
-        a->att++;
-        a->succ++;
-        a->num += (wi_i128)attempt_len(p, work, 0) * p->on_demand_price;
-        return ERR_OK;
-    }
+    const struct whatif_mix *x = &p->mix[cfg];
     struct plan_rng r;
     plan_rng_seed(&r, tseed);
+    if (cfg == WHATIF_ON_DEMAND)
+        return od_rest(m, cfg, &r, work, 0, 0, 0, a);
+    if (cfg == WHATIF_FALLBACK && x->start_od_ppm > 0) {
+        /* the Spot pool away or full when the task comes: the fallback pool
+         * takes it (its own stream: the Spot draws stay common) */
+        struct plan_rng s;
+        plan_rng_seed(&s, tseed ^ 0x5eed0fa11bac4ULL);
+        if (plan_rng_chance_ppm(&s, x->start_od_ppm))
+            return od_rest(m, cfg, &r, work, 0, p->fallback_tail, 0, a);
+    }
+    int64_t iv = x->no_checkpoints ? 0 : p->checkpoint_interval;
     int64_t saved = 0;
     for (int k = 0; k < WHATIF_MAX_ATTEMPTS; k++) {
         if (--m->budget < 0)
             return ERR_TOOBIG;
         a->att++;
-        int64_t rest = plan_restore_seconds(saved, p->checkpoint_interval, p->restore_seconds);
-        int64_t run = attempt_len(p, work, saved);
+        int64_t rest = plan_restore_seconds(saved, iv, p->restore_seconds);
+        int64_t run = attempt_len(p, iv, work, saved);
         int64_t cut = m->mean > 0 ? plan_poisson_next(&r, 0, m->mean) : INT64_MAX;
-        if (cut >= run) {
+        int64_t fail = failure_at(&r, x->failure_ppm, run);
+        if (cut >= run && fail >= run) {
             a->num += (wi_i128)run * p->spot_price;
             a->succ++;
             return ERR_OK;
         }
-        a->num += (wi_i128)(cut + p->reclaim_tail) * p->spot_price;
-        saved += plan_saved_work(work - saved, p->checkpoint_interval, p->checkpoint_seconds, rest,
-                                 cut - p->attempt_overhead);
-        if (cfg == WHATIF_FALLBACK) {
-            /* the rest of the task on an On-Demand node, never reclaimed */
-            if (--m->budget < 0)
-                return ERR_TOOBIG;
-            a->att++;
-            a->succ++;
-            a->num +=
-                (wi_i128)(attempt_len(p, work, saved) + p->fallback_tail) * p->on_demand_price;
-            return ERR_OK;
+        if (fail < cut) {
+            /* the application failed first: retry on the same pool */
+            a->num += (wi_i128)fail * p->spot_price;
+            saved += plan_saved_work(work - saved, iv, p->checkpoint_seconds, rest,
+                                     fail - p->attempt_overhead);
+            continue;
         }
+        a->num += (wi_i128)(cut + p->reclaim_tail) * p->spot_price;
+        saved += plan_saved_work(work - saved, iv, p->checkpoint_seconds, rest,
+                                 cut - p->attempt_overhead);
+        if (cfg == WHATIF_FALLBACK) /* the rest on an On-Demand node, never reclaimed */
+            return od_rest(m, cfg, &r, work, saved, p->fallback_tail, k + 1, a);
         /* Spot only: wait for the pool (replacement_delay, unbilled), try again */
     }
     a->fail++;
@@ -150,8 +222,8 @@ static enum err one_task(struct mc *m, int cfg, uint64_t tseed, int64_t work, st
 /* µ$ per success of num (µ$/h x s) at the task's GPU share, with
  * configuration c's idle, half away from zero. */
 static int64_t per_task(const struct whatif_params *p, int c, wi_i128 num, int64_t succ) {
-    wi_i128 n = num * p->gpus_task * (10000 + p->idle_bp[c]);
-    wi_i128 d = (wi_i128)3600 * p->gpus_node * succ * 10000;
+    wi_i128 n = num * p->gpus_task * (WHATIF_PPB + p->idle_ppb[c]);
+    wi_i128 d = (wi_i128)3600 * p->gpus_node * succ * WHATIF_PPB;
     return (int64_t)((2 * n + d) / (2 * d));
 }
 
@@ -175,16 +247,21 @@ static enum err run_mc(const struct whatif_params *p, unsigned mask, struct what
     wi_i128 total[WHATIF_NCONFIG] = {0};
     enum err rc = ERR_OK;
     for (int r = 0; r < runs && rc == ERR_OK; r++) {
-        struct plan_rng rr;
-        plan_rng_seed(&rr, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1)));
         struct acc a[WHATIF_NCONFIG];
         memset(a, 0, sizeof a);
-        for (int64_t t = 0; t < p->tasks && rc == ERR_OK; t++) {
-            int64_t work = draw_work(p, &rr);
-            uint64_t tseed = plan_rng_next(&rr);
-            for (int c = 0; c < WHATIF_NCONFIG && rc == ERR_OK; c++)
-                if (mask & (1u << c))
-                    rc = one_task(&m, c, tseed, work, &a[c]);
+        /* every configuration replays replication r's stream from its start:
+         * with the same mix they draw the same tasks (common random numbers) */
+        for (int c = 0; c < WHATIF_NCONFIG && rc == ERR_OK; c++) {
+            if (!(mask & (1u << c)))
+                continue;
+            struct plan_rng rr;
+            plan_rng_seed(&rr, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1)));
+            int64_t tasks = p->mix[c].tasks ? p->mix[c].tasks : p->tasks;
+            for (int64_t t = 0; t < tasks && rc == ERR_OK; t++) {
+                int64_t work = draw_work(p, c, &rr);
+                uint64_t tseed = plan_rng_next(&rr);
+                rc = one_task(&m, c, tseed, work, &a[c]);
+            }
         }
         for (int c = 0; c < WHATIF_NCONFIG; c++) {
             struct whatif_estimate *e = &out->cfg[c];

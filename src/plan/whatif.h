@@ -26,8 +26,16 @@
  * all replications pooled; the interval is the nearest-rank 2.5th and 97.5th
  * of the replications' statistics (none below WHATIF_MIN_RUNS_INTERVAL runs).
  * Money is integer µ$; a task is charged gpus_task / gpus_node of its node's
- * hourly price, plus idle_bp[configuration] / 10,000 of that for the idle node
+ * hourly price, plus idle_ppb[configuration] / 10^9 of that for the idle node
  * time its pools carry (measured on a window: idle cost / allocated cost).
+ *
+ * Each configuration plays its own task mix (struct whatif_mix: its lengths,
+ * its tasks per replication, its application failure rate, whether its tasks
+ * checkpoint, and for fallback the share of tasks that start on the fallback
+ * pool because the Spot pool is away or full); a mix field left 0 takes the
+ * shared value. An application failure (chance failure_ppm per attempt, as
+ * spotsim's failure_rate) ends the attempt at a uniform second of it, keeps the
+ * checkpointed work and retries on the same capacity (the node stays: no tail).
  *
  * Bounded: runs x tasks <= WHATIF_MAX_WORK, every loop is bounded, and a call
  * stops with ERR_TOOBIG once it has simulated WHATIF_MAX_ATTEMPTS_TOTAL
@@ -55,10 +63,21 @@
 #define WHATIF_MAX_SECONDS (366LL * 86400) /* any duration parameter */
 #define WHATIF_MAX_PRICE 1000000000LL      /* µ$/h: $1,000 per node-hour */
 #define WHATIF_MIN_RUNS_INTERVAL 20
-#define WHATIF_MAX_IDLE_BP 1000000 /* idle 100 x the billed time */
+#define WHATIF_MAX_IDLE_PPB 100000000000LL /* idle 100 x the billed time */
+#define WHATIF_PPB 1000000000LL
 #define WHATIF_REASON_MAX 96
 
 enum whatif_config { WHATIF_SPOT = 0, WHATIF_FALLBACK = 1, WHATIF_ON_DEMAND = 2, WHATIF_NCONFIG };
+
+/* One configuration's own task mix (all 0: the shared values of whatif_params). */
+struct whatif_mix {
+    const int64_t *lengths; /* its measured work seconds (each > 0); NULL: the shared ones */
+    size_t nlengths;
+    int64_t tasks;        /* tasks per replication; 0: whatif_params.tasks */
+    int64_t failure_ppm;  /* application failure chance per attempt, 0..1,000,000 */
+    int64_t start_od_ppm; /* fallback: share of tasks starting on the fallback pool */
+    bool no_checkpoints;  /* its tasks do not checkpoint (checkpoint_interval ignored) */
+};
 
 struct whatif_params {
     double reclaims_per_day;     /* >= 0: whole-pool reclaims per day of Spot running time */
@@ -74,10 +93,11 @@ struct whatif_params {
     size_t nlengths;
     int64_t spot_price, on_demand_price; /* µ$ per node-hour */
     int gpus_task, gpus_node;            /* a task holds gpus_task / gpus_node of a node */
-    /* idle node time per configuration, in basis points of the tasks' billed
-     * time (0..WHATIF_MAX_IDLE_BP): what the pools cost beyond the attempts
+    /* idle node time per configuration, in parts per 10^9 of the tasks' billed
+     * time (0..WHATIF_MAX_IDLE_PPB): what the pools cost beyond the attempts
      * (nodes waiting for work), added pro rata to each figure */
-    int64_t idle_bp[WHATIF_NCONFIG];
+    int64_t idle_ppb[WHATIF_NCONFIG];
+    struct whatif_mix mix[WHATIF_NCONFIG];
     bool fallback; /* false: the fallback figure is not computed */
     uint64_t seed; /* 0: WHATIF_DEFAULT_SEED */
     int runs;      /* 0: WHATIF_DEFAULT_RUNS */

@@ -14,6 +14,7 @@ static const char *const field_names[WI_NFIELDS] = {
     "reclaims_per_day",   "replacement_delay", "checkpoint_interval", "restore_seconds",
     "checkpoint_seconds", "task_hours",        "spot_price",          "on_demand_price",
     "fallback",           "attempt_overhead",  "reclaim_tail",        "idle_overhead",
+    "task_mix",
 };
 
 const char *wi_field_name(enum wi_field f) {
@@ -138,11 +139,14 @@ static void measure_checkpoints(const struct cost_input *ci, const struct cost_a
     }
 }
 
-/* Task lengths, overhead and GPU request from the successful attempts. */
+/* Task lengths, overhead and GPU request from the successful attempts; each
+ * length also goes to its configuration's own mix. */
 static void measure_tasks(const struct cost_input *ci, const struct cost_result *r,
                           struct wi_inputs *in) {
     size_t cap = ci->n_attempts < WHATIF_MAX_LENGTHS ? ci->n_attempts : WHATIF_MAX_LENGTHS;
     in->lengths = xcalloc(cap ? cap : 1, sizeof *in->lengths);
+    for (int c = 0; c < WHATIF_NCONFIG; c++)
+        in->mix_lengths[c] = xcalloc(cap ? cap : 1, sizeof *in->mix_lengths[c]);
     int64_t n_over = 0, s_over = 0, gpu_counts[9] = {0};
     for (size_t i = 0; i < ci->n_attempts && in->nlengths < cap; i++) {
         const struct cost_attempt *a = &ci->attempts[i];
@@ -158,6 +162,11 @@ static void measure_tasks(const struct cost_input *ci, const struct cost_result 
         if (work <= 0 || work > WHATIF_MAX_SECONDS)
             continue;
         in->lengths[in->nlengths++] = work;
+        if ((int)t->config >= 0 && (int)t->config < (int)WHATIF_NCONFIG) {
+            struct whatif_mix *x = &in->p.mix[t->config];
+            in->mix_lengths[t->config][x->nlengths++] = work;
+            x->lengths = in->mix_lengths[t->config];
+        }
         if (a->scheduled_at > 0 && a->started_at >= a->scheduled_at)
             n_over++, s_over += a->started_at - a->scheduled_at;
         if (a->gpu_request >= 1 && a->gpu_request <= 8)
@@ -182,6 +191,83 @@ static void measure_tasks(const struct cost_input *ci, const struct cost_result 
         if (gpu_counts[g] > gpu_counts[best])
             best = g;
     in->p.gpus_task = best > 0 ? best : 1;
+}
+
+static bool in_window_success(const struct cost_input *ci, const struct cost_result *r,
+                              int32_t task) {
+    if (task < 0 || (size_t)task >= ci->n_tasks)
+        return false;
+    const struct cost_task *t = &ci->tasks[task];
+    return t->outcome == COST_TASK_SUCCEEDED && t->completed_at >= r->from &&
+           t->completed_at < r->to && (int)t->config >= 0 && (int)t->config < (int)WHATIF_NCONFIG;
+}
+
+/* Is attempt a's node in a Spot pool? -1 unknown. */
+static int on_spot(const struct cost_input *ci, const struct cost_attempt *a) {
+    if (a->node < 0 || (size_t)a->node >= ci->n_nodes)
+        return -1;
+    int32_t pool = ci->nodes[a->node].pool;
+    if (pool < 0 || (size_t)pool >= ci->n_pools)
+        return -1;
+    return ci->pools[pool].capacity == COST_CAP_SPOT;
+}
+
+/* Each configuration's own mix beyond its lengths (measure_tasks): tasks per
+ * replication, application failure rate, checkpointing, and for fallback the
+ * share of its tasks whose first attempt ran On-Demand. */
+static void measure_mix(const struct cost_input *ci, const struct cost_result *r,
+                        struct wi_inputs *in) {
+    bool ckpt[WHATIF_NCONFIG] = {false, false, false};
+    int64_t *first = xcalloc(ci->n_tasks ? ci->n_tasks : 1, sizeof *first);
+    signed char *first_spot = xcalloc(ci->n_tasks ? ci->n_tasks : 1, 1);
+    for (size_t i = 0; i < ci->n_attempts; i++) {
+        const struct cost_attempt *a = &ci->attempts[i];
+        if (!in_window_success(ci, r, a->task))
+            continue;
+        if (a->phase == COST_PHASE_SUCCEEDED && a->checkpoint_seconds > 0)
+            ckpt[ci->tasks[a->task].config] = true;
+        int64_t at = a->scheduled_at > 0 ? a->scheduled_at : a->started_at;
+        int spot = on_spot(ci, a);
+        if (at > 0 && spot >= 0 && (first[a->task] == 0 || at < first[a->task])) {
+            first[a->task] = at;
+            first_spot[a->task] = (signed char)spot;
+        }
+    }
+    int64_t nfb = 0, nfb_od = 0;
+    for (size_t t = 0; t < ci->n_tasks; t++)
+        if (first[t] > 0 && in_window_success(ci, r, (int32_t)t) &&
+            ci->tasks[t].config == COST_FALLBACK)
+            nfb++, nfb_od += first_spot[t] == 0;
+    free(first);
+    free(first_spot);
+    char line[160] = "";
+    size_t used = 0;
+    for (int c = 0; c < WHATIF_NCONFIG; c++) {
+        const struct cost_config_result *cr = &r->configs[c];
+        struct whatif_mix *x = &in->p.mix[c];
+        if (cr->tasks_succeeded <= 0 || x->nlengths == 0)
+            continue;
+        x->tasks = cr->tasks_succeeded;
+        x->no_checkpoints = !ckpt[c];
+        int64_t fails = cr->retries - cr->interruptions + cr->tasks_failed;
+        int64_t ended = cr->attempts - cr->interruptions;
+        if (fails > 0 && ended > 0) {
+            int64_t ppm = 0;
+            if (money_muldiv(fails, 1000000, ended, &ppm) == ERR_OK)
+                x->failure_ppm = ppm > 999999 ? 999999 : ppm;
+        }
+        if (c == WHATIF_FALLBACK && nfb > 0 &&
+            money_muldiv(nfb_od, 1000000, nfb, &x->start_od_ppm) != ERR_OK)
+            x->start_od_ppm = 0;
+        int n = snprintf(line + used, sizeof line - used, "%s%s: %lld tasks", used ? "; " : "",
+                         cost_config_name((enum cost_config)c), (long long)x->tasks);
+        if (n > 0 && (size_t)n < sizeof line - used)
+            used += (size_t)n;
+    }
+    if (used > 0)
+        mark(in, WI_MIX, WI_MEASURED, "each configuration's own successful tasks (%s)", line);
+    else
+        mark(in, WI_MIX, WI_DEFAULT, "no successful task in the window: one shared mix");
 }
 
 static void measure_prices(const struct calc *c, const struct cost_advice *a,
@@ -220,6 +306,7 @@ enum err wi_measure(const struct calc *c, struct wi_inputs *out) {
     measure_reclaims(r, a, out);
     measure_checkpoints(&c->data->in, a, out);
     measure_tasks(&c->data->in, r, out);
+    measure_mix(&c->data->in, r, out);
     measure_prices(c, a, out);
     int64_t tasks = 0;
     for (int k = 0; k < COST_NCONFIG; k++) {
@@ -230,10 +317,10 @@ enum err wi_measure(const struct calc *c, struct wi_inputs *out) {
     bool idle = false;
     for (int k = 0; k < COST_NCONFIG; k++) {
         const struct cost_config_result *cr = &r->configs[k];
-        int64_t bp = 0;
+        int64_t ppb = 0;
         if (cr->allocated_cost > 0 && cr->idle_cost > 0 &&
-            money_muldiv(cr->idle_cost, 10000, cr->allocated_cost, &bp) == ERR_OK) {
-            out->p.idle_bp[k] = bp > WHATIF_MAX_IDLE_BP ? WHATIF_MAX_IDLE_BP : bp;
+            money_muldiv(cr->idle_cost, WHATIF_PPB, cr->allocated_cost, &ppb) == ERR_OK) {
+            out->p.idle_ppb[k] = ppb > WHATIF_MAX_IDLE_PPB ? WHATIF_MAX_IDLE_PPB : ppb;
             idle = true;
         }
     }
@@ -252,5 +339,7 @@ enum err wi_measure(const struct calc *c, struct wi_inputs *out) {
 
 void wi_release(struct wi_inputs *in) {
     free(in->lengths);
+    for (int c = 0; c < WHATIF_NCONFIG; c++)
+        free(in->mix_lengths[c]);
     memset(in, 0, sizeof *in);
 }

@@ -19,8 +19,13 @@
  *    window's last second, and its On-Demand twin's (calc's mapping);
  *  - gpus: the size's GPUs and the successful attempts' usual request;
  *  - idle: per configuration, the window's idle cost / allocated cost (the
- *    node time its pools carry beyond the attempts), in basis points;
- *  - tasks per replication: the window's successful tasks.
+ *    node time its pools carry beyond the attempts), in parts per 10^9;
+ *  - tasks per replication: the window's successful tasks;
+ *  - task mix, per configuration with a success in the window: its own
+ *    successful tasks (their number and work), its application failure rate
+ *    ((retries - interruptions + failed tasks) / (attempts - interruptions)),
+ *    whether its task reports checkpoint at all, and for fallback the share
+ *    of its successful tasks whose first attempt ran on the fallback pool.
  * Every value carries its source (measured, default) and a detail line;
  * the HTTP layer marks the ones a request supplies. Thread rule: any thread. */
 #ifndef SPOTLEDGER_WHATIF_INPUTS_H
@@ -48,6 +53,7 @@ enum wi_field {
     WI_OVERHEAD,
     WI_TAIL,
     WI_IDLE,
+    WI_MIX,
     WI_NFIELDS
 };
 
@@ -60,6 +66,7 @@ struct wi_inputs {
     struct whatif_params p; /* p.lengths points into lengths */
     int64_t *lengths;       /* owned */
     size_t nlengths;
+    int64_t *mix_lengths[WHATIF_NCONFIG]; /* owned; p.mix[c].lengths points here */
     struct wi_value v[WI_NFIELDS];
     const char *spot_size; /* borrowed from the calc; NULL none */
     /* the window's measured cost per successful task per configuration

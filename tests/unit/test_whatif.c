@@ -64,12 +64,12 @@ static void test_no_reclaims_exact(void **state) {
         assert_int_equal(r.cfg[c].failures, 0);
         assert_int_equal(r.cfg[c].successes, (int64_t)WHATIF_DEFAULT_RUNS * 100);
     }
-    /* Idle of half the billed time on Spot (5,000 bp): $3.00 x 1.5 = $4.50. */
-    p.idle_bp[WHATIF_SPOT] = 5000;
+    /* Idle of half the billed time on Spot (500,000,000 ppb): $3.00 x 1.5 = $4.50. */
+    p.idle_ppb[WHATIF_SPOT] = 500000000;
     assert_int_equal(whatif_run(&p, &r), ERR_OK);
     assert_int_equal(r.cfg[WHATIF_SPOT].point, 4500000);
     assert_int_equal(r.cfg[WHATIF_ON_DEMAND].point, 8000000);
-    p.idle_bp[WHATIF_SPOT] = 0;
+    p.idle_ppb[WHATIF_SPOT] = 0;
     /* A task holding 1 GPU of an 8-GPU node pays 1/8: $3.00 / 8 = $0.375. */
     p.gpus_task = 1;
     p.gpus_node = 8;
@@ -252,9 +252,97 @@ static void test_validation(void **state) {
     p = ok, p.runs = WHATIF_MAX_RUNS + 1, expect_bad(p, "samples");
     p = ok, p.runs = 10000, p.tasks = 10000, expect_bad(p, "tasks"); /* 1e8 > cap */
     p = ok, p.gpus_task = 2, p.gpus_node = 1, expect_bad(p, "gpus");
-    p = ok, p.idle_bp[WHATIF_FALLBACK] = -1, expect_bad(p, "idle");
+    p = ok, p.idle_ppb[WHATIF_FALLBACK] = -1, expect_bad(p, "idle");
     const int64_t bad_len[] = {HOUR, 0};
     p = ok, p.lengths = bad_len, p.nlengths = 2, expect_bad(p, "task_hours");
+    p = ok, p.mix[WHATIF_SPOT].lengths = bad_len, p.mix[WHATIF_SPOT].nlengths = 2,
+    expect_bad(p, "task_hours");
+    p = ok, p.mix[WHATIF_SPOT].failure_ppm = 1000000, expect_bad(p, "failure_rate");
+    p = ok, p.mix[WHATIF_FALLBACK].start_od_ppm = 1000001, expect_bad(p, "starts_on_fallback");
+    p = ok, p.mix[WHATIF_ON_DEMAND].tasks = -1, expect_bad(p, "tasks");
+}
+
+static int64_t rel_err_ppm(int64_t got, int64_t want) {
+    int64_t d = got > want ? got - want : want - got;
+    return d * 1000000 / want;
+}
+
+/* Each configuration's own mix (docs/whatif.md "Each configuration its own
+ * tasks"). Fixed 2 h tasks, Spot $1.50, On-Demand $4.00 per node-hour, no
+ * reclaims:
+ *  - On-Demand with its own lengths {1 h, 1 h} and 7 tasks per replication:
+ *    exactly 1 h x $4.00 = $4.00, 200 x 7 successes; the others keep 2 h.
+ *  - a checkpoint every 1,800 s costing 60 s: (7,200 - 1) / 1,800 = 3
+ *    checkpoints, 7,380 s x $1.50 = $3.075 on Spot; a mix that does not
+ *    checkpoint: 7,200 s = $3.00.
+ *  - fallback whose every task starts on the fallback pool: 2 h x $4.00 =
+ *    $8.00; half of them: (3.00 + 8.00) / 2 = $5.50 expected, 20,000 tasks
+ *    (binomial SD of the share 0.35 %: $0.019), asserted within 2 %. */
+static void test_own_mix(void **state) {
+    (void)state;
+    struct whatif_params p = fixed(2 * HOUR, 1500000, 4000000, 0);
+    const int64_t od_len[] = {HOUR, HOUR};
+    p.mix[WHATIF_ON_DEMAND].lengths = od_len;
+    p.mix[WHATIF_ON_DEMAND].nlengths = 2;
+    p.mix[WHATIF_ON_DEMAND].tasks = 7;
+    struct whatif_result r;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    assert_int_equal(r.cfg[WHATIF_ON_DEMAND].point, 4000000);
+    assert_int_equal(r.cfg[WHATIF_ON_DEMAND].lo, 4000000);
+    assert_int_equal(r.cfg[WHATIF_ON_DEMAND].hi, 4000000);
+    assert_int_equal(r.cfg[WHATIF_ON_DEMAND].successes, (int64_t)WHATIF_DEFAULT_RUNS * 7);
+    assert_int_equal(r.cfg[WHATIF_SPOT].point, 3000000);
+    assert_int_equal(r.cfg[WHATIF_SPOT].successes, (int64_t)WHATIF_DEFAULT_RUNS * 100);
+
+    p = fixed(2 * HOUR, 1500000, 4000000, 0);
+    p.checkpoint_interval = 1800;
+    p.checkpoint_seconds = 60;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    assert_int_equal(r.cfg[WHATIF_SPOT].point, 3075000);
+    p.mix[WHATIF_SPOT].no_checkpoints = true;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    assert_int_equal(r.cfg[WHATIF_SPOT].point, 3000000);
+    assert_int_equal(r.cfg[WHATIF_FALLBACK].point, 3075000); /* its own mix checkpoints */
+
+    p = fixed(2 * HOUR, 1500000, 4000000, 0);
+    p.mix[WHATIF_FALLBACK].start_od_ppm = 1000000;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    assert_int_equal(r.cfg[WHATIF_FALLBACK].point, 8000000);
+    assert_int_equal(r.cfg[WHATIF_SPOT].point, 3000000);
+    p.mix[WHATIF_FALLBACK].start_od_ppm = 500000;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    print_message("half on the fallback pool: %lld µ$ [%lld, %lld]\n",
+                  (long long)r.cfg[WHATIF_FALLBACK].point, (long long)r.cfg[WHATIF_FALLBACK].lo,
+                  (long long)r.cfg[WHATIF_FALLBACK].hi);
+    assert_true(rel_err_ppm(r.cfg[WHATIF_FALLBACK].point, 5500000) < 20000);
+    assert_true(r.cfg[WHATIF_FALLBACK].lo <= 5500000 && 5500000 <= r.cfg[WHATIF_FALLBACK].hi);
+}
+
+/* Application failures (spotsim's failure_rate). 1 h tasks, no checkpoints,
+ * no reclaims, failure chance f = 0.5 per attempt, failing at a uniform second
+ * of [1, 3,599] (mean 1,800 s): f / (1 - f) = 1 failure per success, so
+ * 3,600 + 1 x 1,800 = 5,400 s per success: $1.50 at $1.00 on Spot (and with
+ * fallback, never reclaimed), $3.00 at $2.00 On-Demand. Over 20,000 tasks the
+ * SD of the mean is 19 s (0.36 %): asserted within 2 %, and inside the
+ * interval; attempts / successes = 2 within 2 %. */
+static void test_failure_rate(void **state) {
+    (void)state;
+    struct whatif_params p = fixed(HOUR, 1000000, 2000000, 0);
+    for (int c = 0; c < WHATIF_NCONFIG; c++)
+        p.mix[c].failure_ppm = 500000;
+    struct whatif_result r;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    const int64_t want[WHATIF_NCONFIG] = {1500000, 1500000, 3000000};
+    for (int c = 0; c < WHATIF_NCONFIG; c++) {
+        const struct whatif_estimate *e = &r.cfg[c];
+        print_message("config %d: %lld µ$ [%lld, %lld], %lld attempts for %lld successes\n", c,
+                      (long long)e->point, (long long)e->lo, (long long)e->hi,
+                      (long long)e->attempts, (long long)e->successes);
+        assert_true(rel_err_ppm(e->point, want[c]) < 20000);
+        assert_true(e->lo <= want[c] && want[c] <= e->hi);
+        assert_true(rel_err_ppm(e->attempts, 2 * e->successes) < 20000);
+        assert_int_equal(e->failures, 0);
+    }
 }
 
 int main(void) {
@@ -269,6 +357,8 @@ int main(void) {
         cmocka_unit_test(test_break_even),
         cmocka_unit_test(test_hopeless_spot),
         cmocka_unit_test(test_validation),
+        cmocka_unit_test(test_own_mix),
+        cmocka_unit_test(test_failure_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
