@@ -1,5 +1,6 @@
 #include "http/metrics_cost.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "base/promw.h"
 #include "base/request.h"
 #include "store/store_export.h"
+#include "store/store_read.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
 
@@ -30,8 +32,51 @@ static int64_t week_start(int64_t t) {
     return s;
 }
 
-/* The counters of one week, from the rows. */
-static enum err compute_week(struct request *req, int64_t start, int64_t now,
+/* The clusters the cost series are labelled with (docs/fleet.md): those the
+ * service watches and those the database holds rows of, sorted, at most
+ * METRICS_MAX_CLUSTERS (a bounded label). */
+#define METRICS_MAX_CLUSTERS 64
+struct mclusters {
+    char (*name)[STORE_CLUSTER_NAME_MAX];
+    size_t n;
+};
+
+static int cmp_cluster(const void *a, const void *b) {
+    return strcmp((const char *)a, (const char *)b);
+}
+
+static enum err list_clusters(struct request *req, struct mclusters *cl) {
+    cl->name = xcalloc(METRICS_MAX_CLUSTERS, sizeof *cl->name);
+    enum err rc = store_cluster_names(req->db, NULL, cl->name, METRICS_MAX_CLUSTERS, &cl->n);
+    if (rc != ERR_OK)
+        cl->n = 0;
+    for (int i = 0; req->app && i < req->app->n_clusters; i++) {
+        const char *nm = req->app->clusters[i].name;
+        bool have = false;
+        for (size_t j = 0; j < cl->n && !have; j++)
+            have = !strcmp(cl->name[j], nm);
+        if (!have && cl->n < METRICS_MAX_CLUSTERS && strlen(nm) < STORE_CLUSTER_NAME_MAX)
+            snprintf(cl->name[cl->n++], STORE_CLUSTER_NAME_MAX, "%s", nm);
+    }
+    if (cl->n > 1)
+        qsort(cl->name, cl->n, sizeof *cl->name, cmp_cluster);
+    return rc;
+}
+
+/* calc_run of [from, to) reading one cluster only (sel: ",NAME,"). */
+static enum err calc_cluster(struct request *req, const char *sel, struct cost_query *q,
+                             struct calc *c) {
+    struct calc_settings cs;
+    if (req->app)
+        cs = req->app->calc;
+    else
+        memset(&cs, 0, sizeof cs);
+    cs.clusters = sel;
+    return calc_run(req->db, &cs, q->from, q->to, q, c);
+}
+
+/* The counters of one week of one cluster, from the rows. */
+static enum err compute_week(struct request *req, const char *cluster, int64_t start, int64_t now,
                              struct metrics_week *out) {
     struct calc c;
     struct cost_query q;
@@ -40,10 +85,13 @@ static enum err compute_week(struct request *req, int64_t start, int64_t now,
     q.to = start + WEEK;
     q.now = now;
     q.want_attempts = true;
-    enum err rc = calc_run(req->db, req->app ? &req->app->calc : NULL, start, start + WEEK, &q, &c);
+    char sel[METRICS_CLUSTER_MAX + 2];
+    snprintf(sel, sizeof sel, ",%s,", cluster);
+    enum err rc = calc_cluster(req, sel, &q, &c);
     if (rc != ERR_OK)
         return rc;
     memset(out, 0, sizeof *out);
+    snprintf(out->cluster, sizeof out->cluster, "%s", cluster);
     out->start = start;
     for (int k = 0; k < COST_NCONFIG; k++) {
         const struct cost_config_result *cr = &c.res->configs[k];
@@ -73,9 +121,10 @@ static enum err compute_week(struct request *req, int64_t start, int64_t now,
     return ERR_OK;
 }
 
-static const struct metrics_week *cached(struct metrics_cache *mc, int64_t start) {
+static const struct metrics_week *cached(struct metrics_cache *mc, const char *cluster,
+                                         int64_t start) {
     for (size_t i = 0; i < mc->n_weeks; i++)
-        if (mc->weeks[i].start == start)
+        if (mc->weeks[i].start == start && !strcmp(mc->weeks[i].cluster, cluster))
             return &mc->weeks[i];
     return NULL;
 }
@@ -94,8 +143,9 @@ static void add_week(struct metrics_week *acc, const struct metrics_week *w) {
     }
 }
 
-static enum err totals(struct request *req, struct metrics_cache *mc, int64_t now,
-                       struct metrics_week *acc) {
+/* The all-time counters of one cluster into *acc. */
+static enum err totals(struct request *req, struct metrics_cache *mc, const char *cluster,
+                       int64_t now, struct metrics_week *acc) {
     memset(acc, 0, sizeof *acc);
     int64_t first;
     enum err rc = store_first_data_time(req->db, &first);
@@ -105,10 +155,10 @@ static enum err totals(struct request *req, struct metrics_cache *mc, int64_t no
         return rc;
     pthread_mutex_lock(&mc->lock);
     for (int64_t ws = week_start(first); ws <= now && rc == ERR_OK; ws += WEEK) {
-        const struct metrics_week *w = cached(mc, ws);
+        const struct metrics_week *w = cached(mc, cluster, ws);
         struct metrics_week fresh;
         if (!w) {
-            rc = compute_week(req, ws, now, &fresh);
+            rc = compute_week(req, cluster, ws, now, &fresh);
             if (rc != ERR_OK)
                 break;
             if (ws + WEEK + SETTLE <= now) { /* final: keep it */
@@ -126,149 +176,140 @@ static enum err totals(struct request *req, struct metrics_cache *mc, int64_t no
     return rc;
 }
 
-static void counter(struct buf *b, const char *name, const char *help, const int64_t *v) {
+/* One sample per cluster x configuration of a counter family; v(t, k) the value. */
+static void counter(struct buf *b, const struct mclusters *cl, const struct metrics_week *t,
+                    const char *name, const char *help, size_t field) {
     promw_family(b, name, "counter", help);
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        const char *l[] = {"configuration", cost_config_name((enum cost_config)k), NULL};
-        promw_sample_int(b, name, l, v[k]);
+    for (size_t i = 0; i < cl->n; i++) {
+        const int64_t *v = (const int64_t *)((const char *)&t[i] + field);
+        for (int k = 0; k < COST_NCONFIG; k++) {
+            const char *l[] = {"cluster", cl->name[i], "configuration",
+                               cost_config_name((enum cost_config)k), NULL};
+            promw_sample_int(b, name, l, v[k]);
+        }
     }
 }
 
-static void write_totals(struct buf *b, const struct metrics_week *t) {
+static void write_totals(struct buf *b, const struct mclusters *cl, const struct metrics_week *t) {
     promw_family(b, "spotledger_tasks_total", "counter",
-                 "Tasks that finished, by configuration and outcome (all time).");
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        const char *cn = cost_config_name((enum cost_config)k);
-        const char *ok[] = {"configuration", cn, "outcome", "succeeded", NULL};
-        const char *bad[] = {"configuration", cn, "outcome", "failed", NULL};
-        promw_sample_int(b, "spotledger_tasks_total", ok, t->succeeded[k]);
-        promw_sample_int(b, "spotledger_tasks_total", bad, t->failed[k]);
-    }
-    counter(b, "spotledger_attempts_total", "Attempts (pods) started, all time.", t->attempts);
-    counter(b, "spotledger_retries_total", "Attempts after a task's first, all time.", t->retries);
-    counter(b, "spotledger_interruptions_total",
+                 "Tasks that finished, by cluster, configuration and outcome (all time).");
+    for (size_t i = 0; i < cl->n; i++)
+        for (int k = 0; k < COST_NCONFIG; k++) {
+            const char *cn = cost_config_name((enum cost_config)k);
+            const char *ok[] = {"cluster", cl->name[i], "configuration", cn, "outcome",
+                                "succeeded", NULL};
+            const char *bad[] = {"cluster", cl->name[i], "configuration", cn, "outcome",
+                                 "failed", NULL};
+            promw_sample_int(b, "spotledger_tasks_total", ok, t[i].succeeded[k]);
+            promw_sample_int(b, "spotledger_tasks_total", bad, t[i].failed[k]);
+        }
+    counter(b, cl, t, "spotledger_attempts_total", "Attempts (pods) started, all time.",
+            offsetof(struct metrics_week, attempts));
+    counter(b, cl, t, "spotledger_retries_total", "Attempts after a task's first, all time.",
+            offsetof(struct metrics_week, retries));
+    counter(b, cl, t, "spotledger_interruptions_total",
             "Attempts interrupted by a disruption (e.g. a Spot reclaim), all time.",
-            t->interruptions);
+            offsetof(struct metrics_week, interruptions));
     promw_family(b, "spotledger_restore_seconds", "histogram",
                  "Restore time after an interruption: gap to the next start plus the "
                  "reported restore_seconds.");
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        const char *cn = cost_config_name((enum cost_config)k);
-        int64_t cum = 0;
-        for (int bk = 0; bk < METRICS_RESTORE_BUCKETS; bk++) {
-            cum += t->restore_bucket[k][bk];
-            char le[24];
-            if (bk < METRICS_RESTORE_BUCKETS - 1)
-                snprintf(le, sizeof le, "%lld", (long long)restore_le[bk]);
-            else
-                snprintf(le, sizeof le, "+Inf");
-            const char *l[] = {"configuration", cn, "le", le, NULL};
-            promw_sample_int(b, "spotledger_restore_seconds_bucket", l, cum);
+    for (size_t i = 0; i < cl->n; i++)
+        for (int k = 0; k < COST_NCONFIG; k++) {
+            const char *cn = cost_config_name((enum cost_config)k);
+            int64_t cum = 0;
+            for (int bk = 0; bk < METRICS_RESTORE_BUCKETS; bk++) {
+                cum += t[i].restore_bucket[k][bk];
+                char le[24];
+                if (bk < METRICS_RESTORE_BUCKETS - 1)
+                    snprintf(le, sizeof le, "%lld", (long long)restore_le[bk]);
+                else
+                    snprintf(le, sizeof le, "+Inf");
+                const char *l[] = {"cluster", cl->name[i], "configuration", cn, "le", le, NULL};
+                promw_sample_int(b, "spotledger_restore_seconds_bucket", l, cum);
+            }
+            const char *l[] = {"cluster", cl->name[i], "configuration", cn, NULL};
+            promw_sample_int(b, "spotledger_restore_seconds_sum", l, t[i].restore_sum[k]);
+            promw_sample_int(b, "spotledger_restore_seconds_count", l, t[i].restore_count[k]);
         }
-        const char *l[] = {"configuration", cn, NULL};
-        promw_sample_int(b, "spotledger_restore_seconds_sum", l, t->restore_sum[k]);
-        promw_sample_int(b, "spotledger_restore_seconds_count", l, t->restore_count[k]);
-    }
 }
 
+/* The last 7 days of one cluster: its figures and their 95 % intervals. */
+struct mgauge {
+    struct calc c;
+    struct cost_query q;
+    bool ok, unc_ok;
+    struct unc_result u;
+};
+
 /* Spot pools gone (reclaimed) over the window, and the longest replacement
- * delay among them (absent when no reclaim has a known delay). */
-static void write_reclaims(struct buf *b, const struct cost_result *r) {
-    int64_t worst = COST_NULL;
-    for (size_t i = 0; i < r->n_reclaims; i++) {
-        int64_t d = r->reclaims[i].replacement_delay_seconds;
-        if (d != COST_NULL && (worst == COST_NULL || d > worst))
-            worst = d;
-    }
+ * delay among them (absent when no reclaim has a known delay), per cluster. */
+static void write_reclaims(struct buf *b, const struct mclusters *cl, const struct mgauge *g) {
     promw_family(b, "spotledger_reclaims", "gauge",
                  "Spot pools reclaimed (gone) over the last 7 days.");
-    promw_sample_int(b, "spotledger_reclaims", NULL, (int64_t)r->n_reclaims);
+    for (size_t i = 0; i < cl->n; i++) {
+        const char *l[] = {"cluster", cl->name[i], NULL};
+        if (g[i].ok)
+            promw_sample_int(b, "spotledger_reclaims", l, (int64_t)g[i].c.res->n_reclaims);
+    }
     promw_family(b, "spotledger_reclaim_replacement_delay_seconds", "gauge",
                  "Longest replacement delay (reclaim signal to the first On-Demand node Ready) "
                  "of the reclaims of the last 7 days (absent when none is known).");
-    if (worst != COST_NULL)
-        promw_sample_int(b, "spotledger_reclaim_replacement_delay_seconds", NULL, worst);
+    for (size_t i = 0; i < cl->n; i++) {
+        if (!g[i].ok)
+            continue;
+        const struct cost_result *r = g[i].c.res;
+        int64_t worst = COST_NULL;
+        for (size_t k = 0; k < r->n_reclaims; k++) {
+            int64_t d = r->reclaims[k].replacement_delay_seconds;
+            if (d != COST_NULL && (worst == COST_NULL || d > worst))
+                worst = d;
+        }
+        const char *l[] = {"cluster", cl->name[i], NULL};
+        if (worst != COST_NULL)
+            promw_sample_int(b, "spotledger_reclaim_replacement_delay_seconds", l, worst);
+    }
 }
 
 /* The 95 % intervals of the last 7 days (docs/uncertainty.md): absent below the
  * minimum sample, never a made-up bound. */
-static void write_intervals(struct buf *b, const struct calc *c, const struct cost_query *q) {
-    struct unc_result u;
-    enum err rc = unc_compute(&c->data->in, q, c->res, NULL, &u);
-    if (rc != ERR_OK) {
-        log_msg(LOG_WARN, "metrics: 7-day intervals failed: %s", err_str(rc));
-        return;
-    }
+static void write_intervals(struct buf *b, const struct mclusters *cl, const struct mgauge *g) {
     promw_family(b, "spotledger_cost_per_successful_task_interval_usd", "gauge",
                  "Bounds of the 95% interval of the cost per successful task over the last 7 "
                  "days (block bootstrap over tasks; absent below 5 successful tasks).");
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        const struct boot_interval *iv = &u.per_task[k];
-        if (!iv->ok)
-            continue;
-        const char *cfg = cost_config_name((enum cost_config)k);
-        const char *lo[] = {"configuration", cfg, "bound", "lo", NULL};
-        const char *hi[] = {"configuration", cfg, "bound", "hi", NULL};
-        promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", lo, iv->lo);
-        promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", hi, iv->hi);
-    }
+    for (size_t i = 0; i < cl->n; i++)
+        for (int k = 0; g[i].unc_ok && k < COST_NCONFIG; k++) {
+            const struct boot_interval *iv = &g[i].u.per_task[k];
+            if (!iv->ok)
+                continue;
+            const char *cfg = cost_config_name((enum cost_config)k);
+            const char *lo[] = {"cluster", cl->name[i], "configuration", cfg, "bound", "lo", NULL};
+            const char *hi[] = {"cluster", cl->name[i], "configuration", cfg, "bound", "hi", NULL};
+            promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", lo, iv->lo);
+            promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", hi, iv->hi);
+        }
     promw_family(b, "spotledger_cost_difference_per_task_usd", "gauge",
                  "Difference in cost per successful task over the last 7 days (negative: the "
                  "first is cheaper), its point and the bounds of its 95% interval (absent "
                  "below 5 successful tasks on either side).");
-    for (int k = 0; k < UNC_NDIFF; k++) {
-        const struct boot_interval *d = &u.diff[k];
-        if (!d->ok)
-            continue;
-        const char *name = unc_diff_name((enum unc_diff)k);
-        const char *pt[] = {"comparison", name, "bound", "point", NULL};
-        const char *lo[] = {"comparison", name, "bound", "lo", NULL};
-        const char *hi[] = {"comparison", name, "bound", "hi", NULL};
-        promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", pt, d->point);
-        promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", lo, d->lo);
-        promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", hi, d->hi);
-    }
+    for (size_t i = 0; i < cl->n; i++)
+        for (int k = 0; g[i].unc_ok && k < UNC_NDIFF; k++) {
+            const struct boot_interval *d = &g[i].u.diff[k];
+            if (!d->ok)
+                continue;
+            const char *name = unc_diff_name((enum unc_diff)k);
+            const char *pt[] = {"cluster", cl->name[i], "comparison", name, "bound", "point",
+                                NULL};
+            const char *lo[] = {"cluster", cl->name[i], "comparison", name, "bound", "lo", NULL};
+            const char *hi[] = {"cluster", cl->name[i], "comparison", name, "bound", "hi", NULL};
+            promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", pt, d->point);
+            promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", lo, d->lo);
+            promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", hi, d->hi);
+        }
 }
 
-static void write_gauges(struct request *req, struct buf *b, int64_t now) {
-    struct calc c;
-    struct cost_query q;
-    memset(&q, 0, sizeof q);
-    q.from = now - WEEK;
-    q.to = now + 1;
-    q.now = now;
-    q.want_attempts = true; /* the bootstrap's samples (write_intervals) */
-    enum err rc = calc_run(req->db, req->app ? &req->app->calc : NULL, q.from, q.to, &q, &c);
-    if (rc != ERR_OK) {
-        log_msg(LOG_WARN, "metrics: 7-day figures failed: %s", err_str(rc));
-        return;
-    }
-    promw_family(b, "spotledger_cost_per_successful_task_usd", "gauge",
-                 "Cost per successful task over the last 7 days (absent without a success).");
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        int64_t v = c.res->configs[k].cost_per_successful_task;
-        const char *l[] = {"configuration", cost_config_name((enum cost_config)k), "basis",
-                           "measured", NULL};
-        if (v != COST_NULL)
-            promw_sample_micro(b, "spotledger_cost_per_successful_task_usd", l, v);
-    }
-    if (c.res->counterfactual.cost_per_successful_task != COST_NULL) {
-        const char *l[] = {"configuration", "on-demand", "basis", "counterfactual", NULL};
-        promw_sample_micro(b, "spotledger_cost_per_successful_task_usd", l,
-                           c.res->counterfactual.cost_per_successful_task);
-    }
-    promw_family(b, "spotledger_cost_usd", "gauge",
-                 "Cost of each configuration over the last 7 days, idle share included.");
-    for (int k = 0; k < COST_NCONFIG; k++) {
-        const char *l[] = {"configuration", cost_config_name((enum cost_config)k), NULL};
-        promw_sample_micro(b, "spotledger_cost_usd", l, c.res->configs[k].cost);
-    }
-    write_reclaims(b, c.res);
-    write_intervals(b, &c, &q);
-    promw_family(b, "node_total_hourly_cost", "gauge",
-                 "Hourly price of each live node, USD (OpenCost's name), recorded at first "
-                 "sighting.");
-    const struct cost_input *in = &c.data->in;
+/* node_total_hourly_cost of one cluster's live nodes. */
+static void write_nodes(struct buf *b, const char *cluster, const struct cost_input *in,
+                        int64_t now) {
     for (size_t i = 0; i < in->n_nodes; i++) {
         const struct cost_node *n = &in->nodes[i];
         int64_t s = cost_node_start(n), e = cost_node_end(n);
@@ -276,7 +317,9 @@ static void write_gauges(struct request *req, struct buf *b, int64_t now) {
             continue;
         const struct cost_pool *p = n->pool >= 0 ? &in->pools[n->pool] : NULL;
         int64_t rate = n->price_hourly ? n->price_hourly : p ? p->price_hourly : 0;
-        const char *l[] = {"node",
+        const char *l[] = {"cluster",
+                           cluster,
+                           "node",
                            n->name,
                            "node_pool",
                            p && p->name ? p->name : "",
@@ -287,17 +330,87 @@ static void write_gauges(struct request *req, struct buf *b, int64_t now) {
                            NULL};
         promw_sample_micro(b, "node_total_hourly_cost", l, rate);
     }
-    calc_release(&c);
+}
+
+static void write_gauges(struct request *req, struct buf *b, const struct mclusters *cl,
+                         int64_t now) {
+    struct mgauge *g = xcalloc(cl->n + 1, sizeof *g);
+    for (size_t i = 0; i < cl->n; i++) {
+        struct cost_query *q = &g[i].q;
+        q->from = now - WEEK;
+        q->to = now + 1;
+        q->now = now;
+        q->want_attempts = true; /* the bootstrap's samples (write_intervals) */
+        char sel[STORE_CLUSTER_NAME_MAX + 2];
+        snprintf(sel, sizeof sel, ",%s,", cl->name[i]);
+        enum err rc = calc_cluster(req, sel, q, &g[i].c);
+        g[i].ok = rc == ERR_OK;
+        if (rc == ERR_OK)
+            rc = unc_compute(&g[i].c.data->in, q, g[i].c.res, NULL, &g[i].u);
+        g[i].unc_ok = g[i].ok && rc == ERR_OK;
+        if (rc != ERR_OK)
+            log_msg(LOG_WARN, "metrics: 7-day figures of cluster %s failed: %s", cl->name[i],
+                    err_str(rc));
+    }
+    promw_family(b, "spotledger_cost_per_successful_task_usd", "gauge",
+                 "Cost per successful task over the last 7 days (absent without a success).");
+    for (size_t i = 0; i < cl->n; i++) {
+        if (!g[i].ok)
+            continue;
+        const struct cost_result *r = g[i].c.res;
+        for (int k = 0; k < COST_NCONFIG; k++) {
+            int64_t v = r->configs[k].cost_per_successful_task;
+            const char *l[] = {"cluster", cl->name[i], "configuration",
+                               cost_config_name((enum cost_config)k), "basis", "measured", NULL};
+            if (v != COST_NULL)
+                promw_sample_micro(b, "spotledger_cost_per_successful_task_usd", l, v);
+        }
+        if (r->counterfactual.cost_per_successful_task != COST_NULL) {
+            const char *l[] = {"cluster", cl->name[i], "configuration", "on-demand", "basis",
+                               "counterfactual", NULL};
+            promw_sample_micro(b, "spotledger_cost_per_successful_task_usd", l,
+                               r->counterfactual.cost_per_successful_task);
+        }
+    }
+    promw_family(b, "spotledger_cost_usd", "gauge",
+                 "Cost of each configuration over the last 7 days, idle share included.");
+    for (size_t i = 0; i < cl->n; i++)
+        for (int k = 0; g[i].ok && k < COST_NCONFIG; k++) {
+            const char *l[] = {"cluster", cl->name[i], "configuration",
+                               cost_config_name((enum cost_config)k), NULL};
+            promw_sample_micro(b, "spotledger_cost_usd", l, g[i].c.res->configs[k].cost);
+        }
+    write_reclaims(b, cl, g);
+    write_intervals(b, cl, g);
+    promw_family(b, "node_total_hourly_cost", "gauge",
+                 "Hourly price of each live node, USD (OpenCost's name), recorded at first "
+                 "sighting.");
+    for (size_t i = 0; i < cl->n; i++)
+        if (g[i].ok)
+            write_nodes(b, cl->name[i], &g[i].c.data->in, now);
+    for (size_t i = 0; i < cl->n; i++)
+        if (g[i].ok)
+            calc_release(&g[i].c);
+    free(g);
 }
 
 void metrics_cost_write(struct request *req, struct metrics_cache *cache, struct buf *b) {
     int64_t now = api_now(req);
-    struct metrics_week t;
-    enum err rc = totals(req, cache, now, &t);
-    if (rc != ERR_OK) {
-        log_msg(LOG_WARN, "metrics: counters failed: %s", err_str(rc));
-        memset(&t, 0, sizeof t);
+    struct mclusters cl;
+    enum err rc = list_clusters(req, &cl);
+    if (rc != ERR_OK)
+        log_msg(LOG_WARN, "metrics: cannot list the clusters: %s", err_str(rc));
+    struct metrics_week *t = xcalloc(cl.n + 1, sizeof *t);
+    for (size_t i = 0; i < cl.n; i++) {
+        rc = totals(req, cache, cl.name[i], now, &t[i]);
+        if (rc != ERR_OK) {
+            log_msg(LOG_WARN, "metrics: counters of cluster %s failed: %s", cl.name[i],
+                    err_str(rc));
+            memset(&t[i], 0, sizeof t[i]);
+        }
     }
-    write_totals(b, &t);
-    write_gauges(req, b, now);
+    write_totals(b, &cl, t);
+    write_gauges(req, b, &cl, now);
+    free(t);
+    free(cl.name);
 }

@@ -1,10 +1,13 @@
-/* metrics_cost — the cost figures of /metrics.
+/* metrics_cost — the cost figures of /metrics, one series per cluster x
+ * configuration (label `cluster`, docs/fleet.md): each cluster's figures are
+ * computed as cluster=NAME would. The clusters: those the service watches and
+ * those the database holds rows of, at most 64 (a bounded label).
  *
  * Counters (all time, recomputed from the raw rows): tasks by configuration and
  * outcome, attempts, retries, interruptions, and a histogram of restore times.
  * They are summed over ISO weeks, since the cost engine's windows are additive
  * (each count lands in the window holding its moment); a week closed for more
- * than a day is computed once and kept (struct metrics_cache), so a scrape
+ * than a day is computed once per cluster and kept (struct metrics_cache), so a scrape
  * costs the current week, not the whole history, and memory stays at one
  * week's rows. Gauges: cost per successful task over the last 7 days (measured
  * and counterfactual), and node_total_hourly_cost of the live nodes (OpenCost's

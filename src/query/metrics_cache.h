@@ -14,8 +14,11 @@
 
 #define METRICS_RESTORE_BUCKETS 8
 
+#define METRICS_CLUSTER_MAX 64 /* a fleet name's bytes with its NUL (docs/fleet.md) */
+
 struct metrics_week {
-    int64_t start; /* Monday 00:00 UTC */
+    char cluster[METRICS_CLUSTER_MAX]; /* the cluster the week's counters are of */
+    int64_t start;                     /* Monday 00:00 UTC */
     int64_t succeeded[COST_NCONFIG], failed[COST_NCONFIG];
     int64_t attempts[COST_NCONFIG], retries[COST_NCONFIG], interruptions[COST_NCONFIG];
     int64_t restore_bucket[COST_NCONFIG][METRICS_RESTORE_BUCKETS]; /* non-cumulative */
@@ -24,7 +27,7 @@ struct metrics_week {
 
 struct metrics_cache {
     pthread_mutex_t lock;
-    struct metrics_week *weeks; /* closed weeks, by start */
+    struct metrics_week *weeks; /* closed weeks, by cluster and start */
     size_t n_weeks, cap;
 };
 

@@ -47,7 +47,8 @@ for m in spotledger_reclaim_replacement_delay_seconds spotledger_reconciliation_
 done
 # the scenario's reclaims all fall in the last 7 days of its week
 want=$(jq '.reclaims | length' "$root/deploy/demo/scenario.json")
-grep -q "^spotledger_reclaims $want\$" "$dir/metrics" ||
+# (one cluster, the single-cluster flags': cluster="default", docs/fleet.md)
+grep -q "^spotledger_reclaims{cluster=\"default\"} $want\$" "$dir/metrics" ||
   fail "the demo reclaims $want times, /metrics says: $(grep '^spotledger_reclaims' "$dir/metrics")"
 
 # 3. the dashboard and the rules against the scrape

@@ -194,15 +194,15 @@ run_case() {
   promtool check metrics <"$d/metrics.txt" || fail "$name: promtool rejected /metrics"
   # the 95% interval gauges (docs/uncertainty.md): each lo sample has its hi, lo <= hi
   awk -F '[{}]' '/^spotledger_cost_per_successful_task_interval_usd\{/ {
-      split($2, l, ","); v = $3 + 0; key = l[1]
-      if (l[2] ~ /"lo"/) lo[key] = v; else hi[key] = v }
+      split($2, l, ","); v = $3 + 0; key = l[1] "," l[2]   # cluster, configuration
+      if (l[3] ~ /"lo"/) lo[key] = v; else hi[key] = v }
     END { for (k in lo) if (!(k in hi) || lo[k] > hi[k]) { print k; bad = 1 }
           for (k in hi) if (!(k in lo)) { print k; bad = 1 }
           exit bad }' "$d/metrics.txt" >"$d/intervals.bad" ||
     fail "$name: /metrics interval bounds unpaired or crossed: $(cat "$d/intervals.bad")"
   for c in spot fallback on-demand; do
     want=$(jq --arg c "$c" '[.configurations[] | select(.configuration == $c) | .succeeded] | add // 0' "$d/truth.json")
-    got=$(sed -n "s/^spotledger_tasks_total{configuration=\"$c\",outcome=\"succeeded\"} //p" "$d/metrics.txt")
+    got=$(sed -n "s/^spotledger_tasks_total{cluster=\"default\",configuration=\"$c\",outcome=\"succeeded\"} //p" "$d/metrics.txt")
     [ "$got" = "$want" ] || fail "$name: /metrics says $got $c tasks succeeded, truth $want"
   done
   curl -sf "http://$http/sim/status" >"$d/sim.status" || echo '{}' >"$d/sim.status"

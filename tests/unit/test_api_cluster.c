@@ -303,6 +303,89 @@ static void test_aggregate_routes(void **state) {
     assert_string_equal(jstr(t, "task.cluster"), "east");
 }
 
+/* The value of the /metrics sample line beginning with `series ` (NULL: none). */
+static const char *sample(struct apitest *t, const char *series) {
+    static char v[64];
+    size_t n = strlen(series);
+    for (const char *p = apitest_body(t); p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, series, n) && p[n] == ' ') {
+            size_t k = strcspn(p + n + 1, "\n");
+            snprintf(v, sizeof v, "%.*s", (int)k, p + n + 1);
+            return v;
+        }
+    return NULL;
+}
+
+static void expect_sample(struct apitest *t, const char *series, const char *want) {
+    const char *got = sample(t, series);
+    if (!got || strcmp(got, want))
+        fail_msg("%s: %s, want %s", series, got ? got : "absent", want);
+}
+
+/* /metrics: every cost series carries its cluster (docs/fleet.md), one series
+ * per cluster x configuration; the figures are each cluster's own. */
+static void test_metrics_cluster(void **state) {
+    struct apitest *t = *state;
+    /* the source clock at T0 + 3 h: the last 7 days hold both clusters' week */
+    testdb_execf(&t->db,
+                 "INSERT INTO poll_runs(source, started_at, finished_at, source_time, status,"
+                 " error, requests, items) VALUES ('do', %lld, %lld, %lld, 'ok', NULL, 1, 1);",
+                 TESTDB_T0 + 10800, TESTDB_T0 + 10800, TESTDB_T0 + 10800);
+    apitest_open(t);
+    assert_int_equal(apitest_call(t, "GET /metrics"), 200);
+    /* counters: east's J1, J2, J3 (fallback, 4 attempts: J2 twice, 1 retry, 1
+     * interruption); west's JW (on-demand, 1 attempt) */
+    expect_sample(t,
+                  "spotledger_tasks_total{cluster=\"east\",configuration=\"fallback\","
+                  "outcome=\"succeeded\"}",
+                  "3");
+    expect_sample(t,
+                  "spotledger_tasks_total{cluster=\"west\",configuration=\"on-demand\","
+                  "outcome=\"succeeded\"}",
+                  "1");
+    expect_sample(t,
+                  "spotledger_tasks_total{cluster=\"west\",configuration=\"fallback\","
+                  "outcome=\"succeeded\"}",
+                  "0");
+    expect_sample(t, "spotledger_attempts_total{cluster=\"east\",configuration=\"fallback\"}",
+                  "4");
+    expect_sample(t, "spotledger_attempts_total{cluster=\"west\",configuration=\"on-demand\"}",
+                  "1");
+    expect_sample(t, "spotledger_retries_total{cluster=\"east\",configuration=\"fallback\"}",
+                  "1");
+    expect_sample(t,
+                  "spotledger_interruptions_total{cluster=\"west\",configuration=\"on-demand\"}",
+                  "0");
+    /* J2#2's restore: 240 s (test_api_tasks), in the le=300 bucket */
+    expect_sample(t,
+                  "spotledger_restore_seconds_bucket{cluster=\"east\",configuration=\"fallback\","
+                  "le=\"300\"}",
+                  "1");
+    /* gauges of the last 7 days: east fallback 14.400 / 3 = 4.800, its
+     * counterfactual 8.880 / 3 = 2.960; west on-demand 3.600 / 1 */
+    expect_sample(t, "spotledger_cost_usd{cluster=\"east\",configuration=\"fallback\"}", "14.4");
+    expect_sample(t, "spotledger_cost_usd{cluster=\"west\",configuration=\"on-demand\"}", "3.6");
+    expect_sample(t, "spotledger_cost_usd{cluster=\"west\",configuration=\"fallback\"}", "0");
+    expect_sample(t,
+                  "spotledger_cost_per_successful_task_usd{cluster=\"east\",configuration=\"fallback\","
+                  "basis=\"measured\"}",
+                  "4.8");
+    expect_sample(t,
+                  "spotledger_cost_per_successful_task_usd{cluster=\"east\",configuration=\"on-demand\","
+                  "basis=\"counterfactual\"}",
+                  "2.96");
+    expect_sample(t,
+                  "spotledger_cost_per_successful_task_usd{cluster=\"west\",configuration=\"on-demand\","
+                  "basis=\"measured\"}",
+                  "3.6");
+    /* east's spot pool is reclaimed once (test_summary_per_cluster), west's never */
+    expect_sample(t, "spotledger_reclaims{cluster=\"east\"}", "1");
+    expect_sample(t, "spotledger_reclaims{cluster=\"west\"}", "0");
+    /* no cost series without its cluster */
+    assert_null(strstr(apitest_body(t), "spotledger_cost_usd{configuration"));
+    assert_null(strstr(apitest_body(t), "\nspotledger_reclaims "));
+}
+
 /* Lines of the CSV body, and the line starting with prefix (NULL: none). */
 static size_t csv_lines(struct apitest *t) {
     size_t n = 0;
@@ -451,6 +534,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_aggregate, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_summary, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_aggregate_routes, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_metrics_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
