@@ -75,6 +75,7 @@ struct do_pool {
 struct do_pools {
     struct do_pool *v;
     size_t n;
+    size_t skipped; /* always 0: a page of pools is all-or-nothing */
     char *next;
 };
 
@@ -112,6 +113,7 @@ struct do_invoice_item {
 struct do_invoice_items {
     struct do_invoice_item *v;
     size_t n;
+    size_t skipped; /* always 0: a page of items is all-or-nothing */
     char *next;
 };
 

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,18 +232,124 @@ enum err do_api_get_next(json_object *doc, char **out, char *why, size_t wl) {
     return do_api_get_str(pages, "next", false, false, "links.pages", out, why, wl);
 }
 
+enum err do_api_get_members(json_object *o, const struct do_api_member *m, size_t n,
+                            const char *what, void *rec, char *why, size_t wl) {
+    enum err e = ERR_OK;
+    for (size_t i = 0; i < n && e == ERR_OK; i++) {
+        void *at = (char *)rec + m[i].off;
+        switch (m[i].kind) {
+        case DO_STR:
+        case DO_ID:
+            e = do_api_get_str(o, m[i].key, m[i].required, m[i].kind == DO_ID, what, at, why, wl);
+            break;
+        case DO_AMOUNT:
+            e = do_api_get_amount(o, m[i].key, m[i].required, what, at, why, wl);
+            break;
+        case DO_TIME:
+            e = do_api_get_time(o, m[i].key, m[i].required, what, at, why, wl);
+            break;
+        case DO_INT:
+            e = get_int(o, m[i].key, m[i].required, m[i].dflt, what, at, why, wl);
+            break;
+        case DO_BOOL:
+            e = get_bool(o, m[i].key, what, at, why, wl);
+            break;
+        case DO_PRICE:
+            e = get_price(o, m[i].key, what, at, why, wl);
+            break;
+        }
+    }
+    return e;
+}
+
+enum err do_api_get_record(json_object *o, const struct do_api_member *m, size_t n, size_t size,
+                           const char *what, void *rec, char *why, size_t wl) {
+    memset(rec, 0, size);
+    if (!json_object_is_type(o, json_type_object))
+        return do_api_why_set(why, wl, "%s: not an object", what);
+    enum err e = do_api_get_members(o, m, n, what, rec, why, wl);
+    if (e != ERR_OK)
+        do_api_free_members(m, n, size, rec);
+    return e;
+}
+
+void do_api_free_members(const struct do_api_member *m, size_t n, size_t size, void *rec) {
+    for (size_t i = 0; i < n; i++)
+        if (m[i].kind == DO_STR || m[i].kind == DO_ID)
+            free(*(char **)((char *)rec + m[i].off));
+    memset(rec, 0, size);
+}
+
+enum err do_api_parse_list(const char *buf, size_t len, const struct do_api_list_spec *spec,
+                           struct do_api_list *out, char *why, size_t wl) {
+    json_object *doc = NULL, *arr = NULL;
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
+    if (e != ERR_OK)
+        return e;
+    struct do_api_list l = {0};
+    if ((e = do_api_get_list(doc, spec->key, &arr, why, wl)) != ERR_OK ||
+        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
+        goto out;
+    size_t n = json_object_array_length(arr);
+    l.v = xcalloc(n + spec->extra ? n + spec->extra : 1, spec->elem);
+    for (size_t i = 0; i < n; i++) {
+        enum err pe = spec->parse(json_object_array_get_idx(arr, i), i,
+                                  (char *)l.v + l.n * spec->elem, why, wl);
+        if (pe == ERR_OK) {
+            l.n++;
+        } else if (spec->all_or_nothing) {
+            e = pe;
+            goto out;
+        } else {
+            l.skipped++;
+        }
+    }
+    if (spec->after)
+        e = spec->after(doc, &l, why, wl);
+out:
+    json_object_put(doc);
+    if (e != ERR_OK) {
+        do_api_list_free(spec, l.v, l.n, l.next);
+        return e;
+    }
+    *out = l;
+    return ERR_OK;
+}
+
+void do_api_list_free(const struct do_api_list_spec *spec, void *v, size_t n, char *next) {
+    for (size_t i = 0; i < n; i++)
+        spec->release((char *)v + i * spec->elem);
+    free(v);
+    free(next);
+}
+
 static char *compact_json(json_object *v) {
     return xstrdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 }
 
 /* --- sizes --------------------------------------------------------------------------- */
 
-static void size_release(struct do_size *s) {
+static void size_release(void *entry) {
+    struct do_size *s = entry;
     free(s->slug);
     free(s->gpu_model);
 }
 
-static enum err parse_size(json_object *o, struct do_size *s, char *why, size_t wl) {
+static const struct do_api_member size_members[] = {
+    {"vcpus", DO_INT, false, offsetof(struct do_size, vcpus), -1},
+    {"memory", DO_INT, false, offsetof(struct do_size, memory_mb), -1},
+    {"price_hourly", DO_PRICE, true, offsetof(struct do_size, price_hourly), 0},
+    {"price_monthly", DO_PRICE, true, offsetof(struct do_size, price_monthly), 0},
+    {"available", DO_BOOL, false, offsetof(struct do_size, available), 0},
+};
+static const struct do_api_member gpu_members[] = {
+    {"count", DO_INT, false, offsetof(struct do_size, gpu_count), 0},
+    {"model", DO_STR, false, offsetof(struct do_size, gpu_model), 0},
+};
+
+static enum err parse_size(json_object *o, size_t idx, void *out, char *why, size_t wl) {
+    (void)idx;
+    struct do_size *s = out;
     memset(s, 0, sizeof *s);
     enum err e;
     if (!json_object_is_type(o, json_type_object))
@@ -252,11 +359,8 @@ static enum err parse_size(json_object *o, struct do_size *s, char *why, size_t 
     char what[96];
     snprintf(what, sizeof what, "size '%.64s'", s->slug);
     json_object *gi;
-    if ((e = get_int(o, "vcpus", false, -1, what, &s->vcpus, why, wl)) != ERR_OK ||
-        (e = get_int(o, "memory", false, -1, what, &s->memory_mb, why, wl)) != ERR_OK ||
-        (e = get_price(o, "price_hourly", what, &s->price_hourly, why, wl)) != ERR_OK ||
-        (e = get_price(o, "price_monthly", what, &s->price_monthly, why, wl)) != ERR_OK ||
-        (e = get_bool(o, "available", what, &s->available, why, wl)) != ERR_OK)
+    if ((e = do_api_get_members(o, size_members, DO_API_N(size_members), what, s, why, wl)) !=
+        ERR_OK)
         goto fail;
     s->gpu_vram_gb = -1;
     if ((gi = do_api_field(o, "gpu_info")) != NULL) {
@@ -265,8 +369,8 @@ static enum err parse_size(json_object *o, struct do_size *s, char *why, size_t 
             goto fail;
         }
         json_object *vram = do_api_field(gi, "vram");
-        if ((e = get_int(gi, "count", false, 0, what, &s->gpu_count, why, wl)) != ERR_OK ||
-            (e = do_api_get_str(gi, "model", false, false, what, &s->gpu_model, why, wl)) != ERR_OK)
+        if ((e = do_api_get_members(gi, gpu_members, DO_API_N(gpu_members), what, s, why, wl)) !=
+            ERR_OK)
             goto fail;
         if (vram && json_object_is_type(vram, json_type_object) &&
             (e = get_int(vram, "amount", false, -1, what, &s->gpu_vram_gb, why, wl)) != ERR_OK)
@@ -279,43 +383,20 @@ fail:
     return e;
 }
 
-enum err do_api_parse_sizes(const char *buf, size_t len, struct do_sizes *out, char *why,
-                            size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_sizes l = {0};
-    if ((e = do_api_get_list(doc, "sizes", &arr, why, wl)) != ERR_OK ||
-        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n ? n : 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if (parse_size(json_object_array_get_idx(arr, i), &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
-        else
-            l.skipped++;
-    }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_sizes_release(&l);
-        return e;
-    }
-    *out = l;
-    return ERR_OK;
-}
+/* sizes skip a bad entry (do_api.h) */
+static const struct do_api_list_spec sizes_spec = {
+    .key = "sizes", .elem = sizeof(struct do_size), .parse = parse_size, .release = size_release};
 
-void do_sizes_release(struct do_sizes *l) {
-    for (size_t i = 0; i < l->n; i++)
-        size_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
+DO_API_LIST_FUNCS(sizes, sizes_spec)
 
 /* --- cluster ------------------------------------------------------------------------ */
+
+static const struct do_api_member cluster_members[] = {
+    {"id", DO_STR, true, offsetof(struct do_cluster, id), 0},
+    {"name", DO_STR, false, offsetof(struct do_cluster, name), 0},
+    {"region", DO_STR, false, offsetof(struct do_cluster, region), 0},
+    {"version", DO_STR, false, offsetof(struct do_cluster, version), 0},
+};
 
 enum err do_api_parse_cluster(const char *buf, size_t len, struct do_cluster *out, char *why,
                               size_t wl) {
@@ -329,11 +410,7 @@ enum err do_api_parse_cluster(const char *buf, size_t len, struct do_cluster *ou
         e = do_api_why_set(why, wl, "'kubernetes_cluster' is %s", k ? "not an object" : "missing");
         goto out;
     }
-    if ((e = do_api_get_str(k, "id", true, false, "cluster", &c.id, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(k, "name", false, false, "cluster", &c.name, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(k, "region", false, false, "cluster", &c.region, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(k, "version", false, false, "cluster", &c.version, why, wl)) != ERR_OK)
-        goto out;
+    e = do_api_get_members(k, cluster_members, DO_API_N(cluster_members), "cluster", &c, why, wl);
 out:
     json_object_put(doc);
     if (e != ERR_OK) {
@@ -361,7 +438,8 @@ static void node_release(struct do_node *n) {
     free(n->droplet_id);
 }
 
-static void pool_release(struct do_pool *p) {
+static void pool_release(void *entry) {
+    struct do_pool *p = entry;
     for (size_t i = 0; i < p->n_labels; i++) {
         free(p->labels[i].key);
         free(p->labels[i].value);
@@ -378,6 +456,13 @@ static void pool_release(struct do_pool *p) {
     memset(p, 0, sizeof *p);
 }
 
+static const struct do_api_member node_members[] = {
+    {"id", DO_STR, true, offsetof(struct do_node, id), 0},
+    {"droplet_id", DO_ID, false, offsetof(struct do_node, droplet_id), 0},
+    {"created_at", DO_TIME, false, offsetof(struct do_node, created_at), 0},
+    {"updated_at", DO_TIME, false, offsetof(struct do_node, updated_at), 0},
+};
+
 static enum err parse_node(json_object *o, const char *pool, struct do_node *n, char *why,
                            size_t wl) {
     memset(n, 0, sizeof *n);
@@ -390,11 +475,8 @@ static enum err parse_node(json_object *o, const char *pool, struct do_node *n, 
         return e;
     snprintf(what, sizeof what, "pool '%.64s' node '%.64s'", pool, n->name);
     json_object *st = do_api_field(o, "status");
-    if ((e = do_api_get_str(o, "id", true, false, what, &n->id, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "droplet_id", false, true, what, &n->droplet_id, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_time(o, "created_at", false, what, &n->created_at, why, wl)) != ERR_OK ||
-        (e = do_api_get_time(o, "updated_at", false, what, &n->updated_at, why, wl)) != ERR_OK)
+    if ((e = do_api_get_members(o, node_members, DO_API_N(node_members), what, n, why, wl)) !=
+        ERR_OK)
         goto fail;
     if (st) {
         if (!json_object_is_type(st, json_type_object)) {
@@ -411,7 +493,18 @@ fail:
     return e;
 }
 
-static enum err parse_pool(json_object *o, struct do_pool *p, char *why, size_t wl) {
+static const struct do_api_member pool_members[] = {
+    {"name", DO_STR, true, offsetof(struct do_pool, name), 0},
+    {"size", DO_STR, true, offsetof(struct do_pool, size), 0},
+    {"count", DO_INT, false, offsetof(struct do_pool, count), -1},
+    {"auto_scale", DO_BOOL, false, offsetof(struct do_pool, auto_scale), 0},
+    {"min_nodes", DO_INT, false, offsetof(struct do_pool, min_nodes), 0},
+    {"max_nodes", DO_INT, false, offsetof(struct do_pool, max_nodes), 0},
+};
+
+static enum err parse_pool(json_object *o, size_t idx, void *out, char *why, size_t wl) {
+    (void)idx;
+    struct do_pool *p = out;
     memset(p, 0, sizeof *p);
     if (!json_object_is_type(o, json_type_object))
         return do_api_why_set(why, wl, "pool: not an object");
@@ -420,12 +513,8 @@ static enum err parse_pool(json_object *o, struct do_pool *p, char *why, size_t 
         goto fail;
     char what[96];
     snprintf(what, sizeof what, "pool '%.64s'", p->id);
-    if ((e = do_api_get_str(o, "name", true, false, what, &p->name, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "size", true, false, what, &p->size, why, wl)) != ERR_OK ||
-        (e = get_int(o, "count", false, -1, what, &p->count, why, wl)) != ERR_OK ||
-        (e = get_bool(o, "auto_scale", what, &p->auto_scale, why, wl)) != ERR_OK ||
-        (e = get_int(o, "min_nodes", false, 0, what, &p->min_nodes, why, wl)) != ERR_OK ||
-        (e = get_int(o, "max_nodes", false, 0, what, &p->max_nodes, why, wl)) != ERR_OK)
+    if ((e = do_api_get_members(o, pool_members, DO_API_N(pool_members), what, p, why, wl)) !=
+        ERR_OK)
         goto fail;
     json_object *labels = do_api_field(o, "labels");
     if (labels) {
@@ -479,47 +568,26 @@ fail:
     return e;
 }
 
-enum err do_api_parse_pools(const char *buf, size_t len, struct do_pools *out, char *why,
-                            size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_pools l = {0};
-    if ((e = do_api_get_list(doc, "node_pools", &arr, why, wl)) != ERR_OK ||
-        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n ? n : 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if ((e = parse_pool(json_object_array_get_idx(arr, i), &l.v[i], why, wl)) != ERR_OK)
-            goto out;
-        l.n++;
-    }
-    /* a pool id twice would make one of them look deleted and come back */
-    for (size_t i = 0; i < l.n; i++)
-        for (size_t j = i + 1; j < l.n; j++)
-            if (strcmp(l.v[i].id, l.v[j].id) == 0) {
-                e = do_api_why_set(why, wl, "pool '%.64s' listed twice", l.v[i].id);
-                goto out;
-            }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_pools_release(&l);
-        return e;
-    }
-    *out = l;
+/* a pool id twice would make one of them look deleted and come back */
+static enum err pools_unique(json_object *doc, struct do_api_list *l, char *why, size_t wl) {
+    (void)doc;
+    const struct do_pool *v = l->v;
+    for (size_t i = 0; i < l->n; i++)
+        for (size_t j = i + 1; j < l->n; j++)
+            if (strcmp(v[i].id, v[j].id) == 0)
+                return do_api_why_set(why, wl, "pool '%.64s' listed twice", v[i].id);
     return ERR_OK;
 }
 
-void do_pools_release(struct do_pools *l) {
-    for (size_t i = 0; i < l->n; i++)
-        pool_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
+/* node pools are all-or-nothing (do_api.h): a skipped pool would look deleted */
+static const struct do_api_list_spec pools_spec = {.key = "node_pools",
+                                                   .elem = sizeof(struct do_pool),
+                                                   .all_or_nothing = true,
+                                                   .parse = parse_pool,
+                                                   .release = pool_release,
+                                                   .after = pools_unique};
+
+DO_API_LIST_FUNCS(pools, pools_spec)
 
 enum err do_api_parse_pool(const char *buf, size_t len, struct do_pool *out, char *why, size_t wl) {
     json_object *doc = NULL;
@@ -532,7 +600,7 @@ enum err do_api_parse_pool(const char *buf, size_t len, struct do_pool *out, cha
     if (!o)
         e = do_api_why_set(why, wl, "'node_pool' is missing");
     else
-        e = parse_pool(o, &p, why, wl);
+        e = parse_pool(o, 0, &p, why, wl);
     json_object_put(doc);
     if (e != ERR_OK)
         return e;
@@ -544,6 +612,12 @@ void do_pool_release(struct do_pool *p) {
     pool_release(p);
 }
 
+static const struct do_api_member error_members[] = {
+    {"id", DO_STR, false, offsetof(struct do_error, id), 0},
+    {"message", DO_STR, false, offsetof(struct do_error, message), 0},
+    {"request_id", DO_STR, false, offsetof(struct do_error, request_id), 0},
+};
+
 enum err do_api_parse_error(const char *buf, size_t len, struct do_error *out, char *why,
                             size_t wl) {
     json_object *doc = NULL;
@@ -551,11 +625,8 @@ enum err do_api_parse_error(const char *buf, size_t len, struct do_error *out, c
     if (e != ERR_OK)
         return e;
     struct do_error r = {0};
-    if ((e = do_api_get_str(doc, "id", false, false, "error", &r.id, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(doc, "message", false, false, "error", &r.message, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_str(doc, "request_id", false, false, "error", &r.request_id, why, wl)) !=
-            ERR_OK)
+    if ((e = do_api_get_members(doc, error_members, DO_API_N(error_members), "error", &r, why,
+                                wl)) != ERR_OK)
         do_error_release(&r);
     json_object_put(doc);
     if (e != ERR_OK)

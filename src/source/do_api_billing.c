@@ -3,6 +3,7 @@
  * string is copied before the document is put. */
 #include "source/do_api_json.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,228 +12,129 @@
 
 /* --- invoices ------------------------------------------------------------------------ */
 
-static void invoice_release(struct do_invoice *v) {
-    free(v->uuid);
-    free(v->id);
-    free(v->period);
-    free(v->updated_at);
-    memset(v, 0, sizeof *v);
+static const struct do_api_member invoice_members[] = {
+    {"invoice_uuid", DO_STR, true, offsetof(struct do_invoice, uuid), 0},
+    {"invoice_id", DO_ID, false, offsetof(struct do_invoice, id), 0},
+    {"invoice_period", DO_STR, false, offsetof(struct do_invoice, period), 0},
+    {"amount", DO_AMOUNT, true, offsetof(struct do_invoice, amount), 0},
+    {"updated_at", DO_STR, false, offsetof(struct do_invoice, updated_at), 0},
+};
+
+static void invoice_release(void *v) {
+    do_api_free_members(invoice_members, DO_API_N(invoice_members), sizeof(struct do_invoice), v);
 }
 
 static enum err parse_invoice(json_object *o, bool preview, struct do_invoice *v, char *why,
                               size_t wl) {
-    memset(v, 0, sizeof *v);
-    v->preview = preview;
-    const char *what = preview ? "invoice_preview" : "invoice";
-    if (!json_object_is_type(o, json_type_object))
-        return do_api_why_set(why, wl, "%s: not an object", what);
-    enum err e;
-    if ((e = do_api_get_str(o, "invoice_uuid", true, false, what, &v->uuid, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "invoice_id", false, true, what, &v->id, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "invoice_period", false, false, what, &v->period, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_amount(o, "amount", true, what, &v->amount, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "updated_at", false, false, what, &v->updated_at, why, wl)) !=
-            ERR_OK) {
-        invoice_release(v);
-        return e;
-    }
-    return ERR_OK;
+    enum err e = do_api_get_record(o, invoice_members, DO_API_N(invoice_members), sizeof *v,
+                                   preview ? "invoice_preview" : "invoice", v, why, wl);
+    v->preview = e == ERR_OK && preview;
+    return e;
 }
 
-enum err do_api_parse_invoices(const char *buf, size_t len, struct do_invoices *out, char *why,
-                               size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_invoices l = {0};
-    if ((e = do_api_get_list(doc, "invoices", &arr, why, wl)) != ERR_OK ||
-        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n + 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if (parse_invoice(json_object_array_get_idx(arr, i), false, &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
-        else
-            l.skipped++;
-    }
+static enum err invoice_entry(json_object *o, size_t idx, void *out, char *why, size_t wl) {
+    (void)idx;
+    return parse_invoice(o, false, out, why, wl);
+}
+
+/* invoice_preview, when present, after the invoices (the slot spec->extra kept) */
+static enum err invoices_preview(json_object *doc, struct do_api_list *l, char *why, size_t wl) {
     json_object *pv = do_api_field(doc, "invoice_preview");
     if (pv) {
-        if (parse_invoice(pv, true, &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
+        if (parse_invoice(pv, true, (struct do_invoice *)l->v + l->n, why, wl) == ERR_OK)
+            l->n++;
         else
-            l.skipped++;
+            l->skipped++;
     }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_invoices_release(&l);
-        return e;
-    }
-    *out = l;
     return ERR_OK;
 }
 
-void do_invoices_release(struct do_invoices *l) {
-    for (size_t i = 0; i < l->n; i++)
-        invoice_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
+/* invoices skip a bad entry (do_api.h) */
+static const struct do_api_list_spec invoices_spec = {.key = "invoices",
+                                                      .elem = sizeof(struct do_invoice),
+                                                      .extra = 1,
+                                                      .parse = invoice_entry,
+                                                      .release = invoice_release,
+                                                      .after = invoices_preview};
+
+DO_API_LIST_FUNCS(invoices, invoices_spec)
+
+static const struct do_api_member item_members[] = {
+    {"product", DO_STR, false, offsetof(struct do_invoice_item, product), 0},
+    {"resource_uuid", DO_STR, false, offsetof(struct do_invoice_item, resource_uuid), 0},
+    {"resource_id", DO_ID, false, offsetof(struct do_invoice_item, resource_id), 0},
+    {"group_description", DO_STR, false, offsetof(struct do_invoice_item, group_description), 0},
+    {"description", DO_STR, false, offsetof(struct do_invoice_item, description), 0},
+    {"amount", DO_AMOUNT, true, offsetof(struct do_invoice_item, amount), 0},
+    {"duration", DO_ID, false, offsetof(struct do_invoice_item, duration), 0},
+    {"duration_unit", DO_STR, false, offsetof(struct do_invoice_item, duration_unit), 0},
+    {"start_time", DO_TIME, false, offsetof(struct do_invoice_item, start_time), 0},
+    {"end_time", DO_TIME, false, offsetof(struct do_invoice_item, end_time), 0},
+    {"project_name", DO_STR, false, offsetof(struct do_invoice_item, project_name), 0},
+    {"category", DO_STR, false, offsetof(struct do_invoice_item, category), 0},
+};
+
+static void item_release(void *it) {
+    do_api_free_members(item_members, DO_API_N(item_members), sizeof(struct do_invoice_item), it);
 }
 
-static void item_release(struct do_invoice_item *it) {
-    free(it->product);
-    free(it->resource_uuid);
-    free(it->resource_id);
-    free(it->group_description);
-    free(it->description);
-    free(it->duration);
-    free(it->duration_unit);
-    free(it->project_name);
-    free(it->category);
-    memset(it, 0, sizeof *it);
-}
-
-static enum err parse_item(json_object *o, size_t idx, struct do_invoice_item *it, char *why,
-                           size_t wl) {
-    memset(it, 0, sizeof *it);
+static enum err parse_item(json_object *o, size_t idx, void *out, char *why, size_t wl) {
     char what[48];
     snprintf(what, sizeof what, "invoice item %zu", idx);
-    if (!json_object_is_type(o, json_type_object))
-        return do_api_why_set(why, wl, "%s: not an object", what);
-    enum err e;
-    if ((e = do_api_get_str(o, "product", false, false, what, &it->product, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "resource_uuid", false, false, what, &it->resource_uuid, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_str(o, "resource_id", false, true, what, &it->resource_id, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_str(o, "group_description", false, false, what, &it->group_description, why,
-                            wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "description", false, false, what, &it->description, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_amount(o, "amount", true, what, &it->amount, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "duration", false, true, what, &it->duration, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "duration_unit", false, false, what, &it->duration_unit, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_time(o, "start_time", false, what, &it->start_time, why, wl)) != ERR_OK ||
-        (e = do_api_get_time(o, "end_time", false, what, &it->end_time, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "project_name", false, false, what, &it->project_name, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_str(o, "category", false, false, what, &it->category, why, wl)) != ERR_OK) {
-        item_release(it);
-        return e;
-    }
-    return ERR_OK;
+    return do_api_get_record(o, item_members, DO_API_N(item_members),
+                             sizeof(struct do_invoice_item), what, out, why, wl);
 }
 
-enum err do_api_parse_invoice_items(const char *buf, size_t len, struct do_invoice_items *out,
-                                    char *why, size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_invoice_items l = {0};
-    if ((e = do_api_get_list(doc, "invoice_items", &arr, why, wl)) != ERR_OK ||
-        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n ? n : 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if ((e = parse_item(json_object_array_get_idx(arr, i), i, &l.v[i], why, wl)) != ERR_OK)
-            goto out;
-        l.n++;
-    }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_invoice_items_release(&l);
-        return e;
-    }
-    *out = l;
-    return ERR_OK;
-}
+/* invoice items are all-or-nothing (they replace the stored set, do_api.h) */
+static const struct do_api_list_spec items_spec = {.key = "invoice_items",
+                                                   .elem = sizeof(struct do_invoice_item),
+                                                   .all_or_nothing = true,
+                                                   .parse = parse_item,
+                                                   .release = item_release};
 
-void do_invoice_items_release(struct do_invoice_items *l) {
-    for (size_t i = 0; i < l->n; i++)
-        item_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
+DO_API_LIST_FUNCS(invoice_items, items_spec)
 
 /* --- billing history, balance ---------------------------------------------------------- */
 
-static void entry_release(struct do_billing_entry *b) {
-    free(b->type);
-    free(b->description);
-    free(b->invoice_id);
-    free(b->invoice_uuid);
-    memset(b, 0, sizeof *b);
+static const struct do_api_member entry_members[] = {
+    {"date", DO_TIME, true, offsetof(struct do_billing_entry, date), 0},
+    {"type", DO_STR, true, offsetof(struct do_billing_entry, type), 0},
+    {"description", DO_STR, false, offsetof(struct do_billing_entry, description), 0},
+    {"amount", DO_AMOUNT, true, offsetof(struct do_billing_entry, amount), 0},
+    {"invoice_id", DO_ID, false, offsetof(struct do_billing_entry, invoice_id), 0},
+    {"invoice_uuid", DO_STR, false, offsetof(struct do_billing_entry, invoice_uuid), 0},
+};
+
+static void entry_release(void *b) {
+    do_api_free_members(entry_members, DO_API_N(entry_members), sizeof(struct do_billing_entry), b);
 }
 
-static enum err parse_entry(json_object *o, size_t idx, struct do_billing_entry *b, char *why,
-                            size_t wl) {
-    memset(b, 0, sizeof *b);
+static enum err parse_entry(json_object *o, size_t idx, void *out, char *why, size_t wl) {
+    struct do_billing_entry *b = out;
     char what[48];
     snprintf(what, sizeof what, "billing_history entry %zu", idx);
-    if (!json_object_is_type(o, json_type_object))
-        return do_api_why_set(why, wl, "%s: not an object", what);
-    enum err e;
-    if ((e = do_api_get_time(o, "date", true, what, &b->date, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "type", true, false, what, &b->type, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "description", false, false, what, &b->description, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_amount(o, "amount", true, what, &b->amount, why, wl)) != ERR_OK ||
-        (e = do_api_get_str(o, "invoice_id", false, true, what, &b->invoice_id, why, wl)) !=
-            ERR_OK ||
-        (e = do_api_get_str(o, "invoice_uuid", false, false, what, &b->invoice_uuid, why, wl)) !=
-            ERR_OK) {
-        entry_release(b);
-        return e;
-    }
-    if (!b->description)
+    enum err e =
+        do_api_get_record(o, entry_members, DO_API_N(entry_members), sizeof *b, what, b, why, wl);
+    if (e == ERR_OK && !b->description)
         b->description = xstrdup("");
-    return ERR_OK;
+    return e;
 }
 
-enum err do_api_parse_billing_history(const char *buf, size_t len, struct do_billing_history *out,
-                                      char *why, size_t wl) {
-    json_object *doc = NULL, *arr;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_billing_history l = {0};
-    if ((e = do_api_get_list(doc, "billing_history", &arr, why, wl)) != ERR_OK ||
-        (e = do_api_get_next(doc, &l.next, why, wl)) != ERR_OK)
-        goto out;
-    size_t n = json_object_array_length(arr);
-    l.v = xcalloc(n ? n : 1, sizeof *l.v);
-    for (size_t i = 0; i < n; i++) {
-        if (parse_entry(json_object_array_get_idx(arr, i), i, &l.v[l.n], why, wl) == ERR_OK)
-            l.n++;
-        else
-            l.skipped++;
-    }
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_billing_history_release(&l);
-        return e;
-    }
-    *out = l;
-    return ERR_OK;
-}
+/* billing history skips a bad entry (do_api.h) */
+static const struct do_api_list_spec history_spec = {.key = "billing_history",
+                                                     .elem = sizeof(struct do_billing_entry),
+                                                     .parse = parse_entry,
+                                                     .release = entry_release};
 
-void do_billing_history_release(struct do_billing_history *l) {
-    for (size_t i = 0; i < l->n; i++)
-        entry_release(&l->v[i]);
-    free(l->v);
-    free(l->next);
-    memset(l, 0, sizeof *l);
-}
+DO_API_LIST_FUNCS(billing_history, history_spec)
+
+static const struct do_api_member balance_members[] = {
+    {"month_to_date_balance", DO_AMOUNT, true, offsetof(struct do_balance, month_to_date_balance),
+     0},
+    {"account_balance", DO_AMOUNT, true, offsetof(struct do_balance, account_balance), 0},
+    {"month_to_date_usage", DO_AMOUNT, true, offsetof(struct do_balance, month_to_date_usage), 0},
+    {"generated_at", DO_TIME, false, offsetof(struct do_balance, generated_at), 0},
+};
 
 enum err do_api_parse_balance(const char *buf, size_t len, struct do_balance *out, char *why,
                               size_t wl) {
@@ -241,13 +143,7 @@ enum err do_api_parse_balance(const char *buf, size_t len, struct do_balance *ou
     if (e != ERR_OK)
         return e;
     struct do_balance b = {0};
-    if ((e = do_api_get_amount(doc, "month_to_date_balance", true, "balance",
-                               &b.month_to_date_balance, why, wl)) == ERR_OK &&
-        (e = do_api_get_amount(doc, "account_balance", true, "balance", &b.account_balance, why,
-                               wl)) == ERR_OK &&
-        (e = do_api_get_amount(doc, "month_to_date_usage", true, "balance", &b.month_to_date_usage,
-                               why, wl)) == ERR_OK)
-        e = do_api_get_time(doc, "generated_at", false, "balance", &b.generated_at, why, wl);
+    e = do_api_get_members(doc, balance_members, DO_API_N(balance_members), "balance", &b, why, wl);
     json_object_put(doc);
     if (e != ERR_OK)
         return e;
