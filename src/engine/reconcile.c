@@ -58,6 +58,9 @@ static long match_item(const struct reconcile_input *in, const struct reconcile_
     }
     bool cluster =
         eq(in->cluster_id, it->resource_uuid) || eq(in->cluster_name, it->group_description);
+    for (size_t i = 0; i < in->n_fleet && !cluster; i++)
+        cluster = eq(in->fleet_ids[i], it->resource_uuid) ||
+                  eq(in->fleet_names[i], it->group_description);
     if (!cluster)
         return -1;
     size_t best_len = 0;
@@ -221,6 +224,12 @@ void reconcile_input_release(struct reconcile_input *in) {
     free(in->nodes);
     free(in->cluster_id);
     free(in->cluster_name);
+    for (size_t i = 0; i < in->n_fleet; i++) {
+        free(in->fleet_ids[i]);
+        free(in->fleet_names[i]);
+    }
+    free(in->fleet_ids);
+    free(in->fleet_names);
     free(in->invoice_uuid);
     memset(in, 0, sizeof *in);
 }

@@ -21,7 +21,8 @@
  *   2. resource_id is a node's droplet id, resource_uuid a node's DO id, or
  *      description is a node name                           -> that node's pool
  *   3. the item belongs to the cluster (resource_uuid = cluster id, or
- *      group_description = cluster name) and its description contains a pool
+ *      group_description = cluster name; for a fleet, one of its clusters)
+ *      and its description contains a pool
  *      name (the longest such name wins)                    -> that pool
  *   4. it belongs to the cluster                            -> the cluster line
  *   5. otherwise                                            -> unmatched (other
@@ -75,6 +76,10 @@ struct reconcile_input {
     int64_t period_start, period_end;
     char *cluster_id;   /* NULL: unknown */
     char *cluster_name; /* NULL: unknown */
+    /* a fleet's reconciliation (docs/fleet.md): the further clusters whose items
+     * are the cluster line as well (rules 3, 4), ids and names, NULL unknown */
+    char **fleet_ids, **fleet_names;
+    size_t n_fleet;
     char *invoice_uuid; /* NULL: no invoice (nothing billed yet) */
     bool invoice_preview;
     struct reconcile_pool *pools;

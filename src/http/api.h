@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
 #include "base/request.h"
 #include "query/window.h"
 
@@ -62,8 +63,16 @@ void api_export_csv(struct request *req, struct response *resp);
 void api_export_run(struct request *req, struct response *resp); /* POST, admin */
 void api_reconciliation(struct request *req, struct response *resp);
 /* Writes the reconciliation of the invoice periods (months) [from, to) touches
- * that an invoice covers, newest first, as a JSON array, or null. */
-void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, int64_t to);
+ * that an invoice covers, newest first, as a JSON array, or null; of the
+ * clusters ",a,b," (docs/fleet.md; "" or NULL: as api_reconcile_period). */
+void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, int64_t to,
+                          const char *clusters);
+/* The reconciliation of one period: of the clusters ",a,b," when given, else
+ * of every cluster when the service watches several, else of the one cluster
+ * (--cluster-id or the latest seen) as before the fleet (docs/fleet.md). */
+struct reconcile_result;
+enum err api_reconcile_period(struct request *req, const char *period, const char *clusters,
+                              int64_t now, struct reconcile_result *r);
 void api_advice(struct request *req, struct response *resp); /* api_advice.c */
 
 #endif

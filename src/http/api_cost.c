@@ -279,7 +279,7 @@ void api_summary(struct request *req, struct response *resp) {
     buf_puts(&resp->body, ",\"reconciliation\":");
     struct jsonw w;
     jsonw_init(&w, &resp->body);
-    api_reconcile_window(req, &w, q.w.from, q.w.to);
+    api_reconcile_window(req, &w, q.w.from, q.w.to, q.clusters);
     buf_puts(&resp->body, "}\n");
     response_json(resp, w.rc == ERR_OK ? 200 : 500);
     api_cache_store(req, resp, &slot);

@@ -1,7 +1,8 @@
 /* Reconciliation on the API: the estimate (node-seconds x recorded rate, DO's
  * per-second rule) next to what DigitalOcean billed, per invoice period.
- * GET /api/v1/reconciliation?period=2026-11, and the "reconciliation" member
- * of /api/v1/summary for the months the window touches that an invoice covers. */
+ * GET /api/v1/reconciliation?period=2026-11[&cluster=NAME[,NAME]], and the
+ * "reconciliation" member of /api/v1/summary for the months the window touches
+ * that an invoice covers (narrowed as the summary by cluster=, docs/fleet.md). */
 #include <stdio.h>
 #include <string.h>
 
@@ -65,7 +66,19 @@ static const char *cluster_of(const struct request *req) {
     return req->app && req->app->cfg ? req->app->cfg->cluster_id : NULL;
 }
 
-void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, int64_t to) {
+enum err api_reconcile_period(struct request *req, const char *period, const char *clusters,
+                              int64_t now, struct reconcile_result *r) {
+    /* a cluster= selection, or a fleet of several clusters: their pools, nodes
+     * and DigitalOcean clusters (docs/fleet.md); one cluster's service: as it was */
+    if (clusters && *clusters)
+        return store_do_reconcile_fleet(req->db, period, clusters, now, r);
+    if (req->app && req->app->n_clusters > 1)
+        return store_do_reconcile_fleet(req->db, period, NULL, now, r);
+    return store_do_reconcile(req->db, period, cluster_of(req), now, r);
+}
+
+void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, int64_t to,
+                          const char *clusters) {
     int written = 0;
     int64_t now = api_now(req);
     /* at most 24 months: a longer window lists the last 24 */
@@ -77,7 +90,7 @@ void api_reconcile_window(struct request *req, struct jsonw *w, int64_t from, in
         timeutil_civil_from_days(m / 86400, &y, &mo, &d);
         snprintf(period, sizeof period, "%04d-%02d", (int)y, mo);
         struct reconcile_result r;
-        if (req->db && store_do_reconcile(req->db, period, cluster_of(req), now, &r) == ERR_OK) {
+        if (req->db && api_reconcile_period(req, period, clusters, now, &r) == ERR_OK) {
             if (r.has_invoice) {
                 if (!written++)
                     jsonw_arr(w);
@@ -100,24 +113,29 @@ void api_reconciliation(struct request *req, struct response *resp) {
         response_error(resp, 400, "bad_parameter", "period: expected YYYY-MM, e.g. 2026-11");
         return;
     }
-    int periods = 0;
+    int periods = 0, clusters = 0;
     for (int i = 0; i < req->nparams; i++) {
-        if (strcmp(req->params[i].key, "period")) {
+        bool is_cluster = !strcmp(req->params[i].key, "cluster");
+        if (strcmp(req->params[i].key, "period") && !is_cluster) {
             response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'",
                            req->params[i].key);
             return;
         }
-        if (++periods > 1) { /* as api_query_parse: never pick one silently */
-            response_error(resp, 400, "bad_parameter", "period: given more than once");
+        if (is_cluster ? ++clusters > 1 : ++periods > 1) { /* never pick one silently */
+            response_error(resp, 400, "bad_parameter", "%s: given more than once",
+                           is_cluster ? "cluster" : "period");
             return;
         }
     }
+    char sel[API_CLUSTERS_MAX];
+    if (!api_clusters_parse(req, resp, sel, sizeof sel))
+        return;
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return;
     }
     struct reconcile_result r;
-    enum err rc = store_do_reconcile(req->db, period, cluster_of(req), api_now(req), &r);
+    enum err rc = api_reconcile_period(req, period, sel, api_now(req), &r);
     if (rc != ERR_OK) {
         response_error(resp, 500, "database", "cannot reconcile: %s", err_str(rc));
         return;

@@ -110,7 +110,6 @@ static void advice_metrics(struct request *req, struct buf *b) {
  * line's unexplained / estimated as a ratio (0.02 = 2 %); absent without an
  * invoice or an estimate. */
 static void reconcile_metrics(struct request *req, struct buf *b) {
-    const char *cluster = req->app && req->app->cfg ? req->app->cfg->cluster_id : NULL;
     int64_t now = api_now(req);
     int64_t m = timeutil_month_start(now);
     promw_family(b, "spotledger_reconciliation_unexplained_ratio", "gauge",
@@ -124,7 +123,7 @@ static void reconcile_metrics(struct request *req, struct buf *b) {
         snprintf(period, sizeof period, "%04d-%02d", (int)y, mo);
         m = timeutil_month_start(m - 1);
         struct reconcile_result r;
-        if (store_do_reconcile(req->db, period, cluster, now, &r) != ERR_OK)
+        if (api_reconcile_period(req, period, NULL, now, &r) != ERR_OK) /* the fleet's */
             continue;
         const struct reconcile_line *t = r.n_lines ? &r.lines[r.n_lines - 1] : NULL;
         int64_t ratio;

@@ -505,18 +505,21 @@ static const char SQL_RC_POOLS[] =
 /* A node only Kubernetes saw (it lived between two DigitalOcean polls) has no
  * price of its own: it is priced at its pool's size's price in force at its
  * creation, else its pool's rate, as the cost engine does (cost_node_rate). */
-static const char SQL_RC_NODES[] =
-    "SELECT n.name, n.do_id, n.droplet_id, n.pool_id, "
-    "COALESCE(n.price_hourly_micro, (SELECT sp.price_hourly_micro FROM size_prices sp "
-    "JOIN node_pools p ON sp.slug = p.size WHERE p.id = n.pool_id "
-    "AND sp.observed_at <= coalesce(n.created_at, n.ready_at) AND sp.price_hourly_micro > 0 "
-    "ORDER BY sp.observed_at DESC LIMIT 1), (SELECT p.price_hourly_micro FROM node_pools p "
-    "WHERE p.id = n.pool_id)), "
-    "COALESCE(n.ready_at, n.created_at, n.first_seen), "
-    "CASE WHEN n.do_deleted_at IS NULL THEN n.k8s_deleted_at WHEN n.k8s_deleted_at IS NULL THEN "
+#define RC_NODE_COLS                                                                               \
+    "SELECT n.name, n.do_id, n.droplet_id, n.pool_id, "                                            \
+    "COALESCE(n.price_hourly_micro, (SELECT sp.price_hourly_micro FROM size_prices sp "            \
+    "JOIN node_pools p ON sp.slug = p.size WHERE p.id = n.pool_id "                                \
+    "AND sp.observed_at <= coalesce(n.created_at, n.ready_at) AND sp.price_hourly_micro > 0 "      \
+    "ORDER BY sp.observed_at DESC LIMIT 1), (SELECT p.price_hourly_micro FROM node_pools p "       \
+    "WHERE p.id = n.pool_id)), "                                                                   \
+    "COALESCE(n.ready_at, n.created_at, n.first_seen), "                                           \
+    "CASE WHEN n.do_deleted_at IS NULL THEN n.k8s_deleted_at WHEN n.k8s_deleted_at IS NULL THEN "  \
     "n.do_deleted_at ELSE MIN(n.do_deleted_at, n.k8s_deleted_at) END "
-    "FROM nodes n WHERE (?1 IS NULL OR n.pool_id IN (SELECT id FROM node_pools WHERE cluster_id = "
-    "?1)) ORDER BY n.name";
+static const char SQL_RC_NODES[] =
+    RC_NODE_COLS "FROM nodes n WHERE (?1 IS NULL OR n.pool_id IN (SELECT id FROM node_pools "
+                 "WHERE cluster_id = ?1)) ORDER BY n.name";
+static const char SQL_RCF_NODES[] =
+    RC_NODE_COLS "FROM nodes n WHERE " STORE_IN_CLUSTERS("n.cluster") " ORDER BY n.name";
 static const char SQL_RC_INVOICE[] =
     "SELECT uuid, is_preview FROM invoices WHERE period = ?1 ORDER BY is_preview, last_seen DESC "
     "LIMIT 1";
@@ -524,8 +527,40 @@ static const char SQL_RC_ITEMS[] =
     "SELECT product, resource_uuid, resource_id, group_description, description, amount_micro "
     "FROM invoice_items WHERE invoice_uuid = ?1 ORDER BY ordinal";
 
-enum err store_do_reconcile_input(struct store *s, const char *period, const char *cluster_id,
-                                  struct reconcile_input *out) {
+/* A fleet's (docs/fleet.md): every cluster of the read selection
+ * (store_set_read_clusters), its pools and its nodes. */
+static const char SQL_RCF_CLUSTERS[] =
+    "SELECT id, name FROM clusters WHERE " STORE_IN_CLUSTERS("cluster") " ORDER BY id";
+static const char SQL_RCF_POOLS[] = "SELECT id, name, capacity_type FROM node_pools WHERE "
+    STORE_IN_CLUSTERS("cluster") " ORDER BY first_seen, id";
+
+/* The fleet's clusters into in->fleet_ids / fleet_names. */
+static enum err load_fleet_clusters(struct store *s, struct reconcile_input *in) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_RCF_CLUSTERS, &st);
+    if (rc != ERR_OK)
+        return rc;
+    size_t cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (in->n_fleet == cap) {
+            cap = cap ? cap * 2 : 4;
+            in->fleet_ids = xrealloc(in->fleet_ids, cap * sizeof *in->fleet_ids);
+            in->fleet_names = xrealloc(in->fleet_names, cap * sizeof *in->fleet_names);
+        }
+        in->fleet_ids[in->n_fleet] = store_column_dup(st, 0);
+        in->fleet_names[in->n_fleet++] = store_column_dup(st, 1);
+    }
+    if (r != SQLITE_DONE)
+        rc = store_fail(s, r, "reconcile clusters");
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* fleet NULL: the cluster cluster_id (or the latest); else the clusters of
+ * the selection fleet (",a,b,"; "" every cluster). */
+static enum err reconcile_input_of(struct store *s, const char *period, const char *cluster_id,
+                                   const char *fleet, struct reconcile_input *out) {
     struct reconcile_input in;
     memset(&in, 0, sizeof in);
     if (reconcile_period_bounds(period, &in.period_start, &in.period_end) != ERR_OK)
@@ -535,25 +570,29 @@ enum err store_do_reconcile_input(struct store *s, const char *period, const cha
     sqlite3_stmt *st;
     int r;
     size_t cap;
-    enum err rc = store_stmt(s, SQL_RC_CLUSTER, &st);
-    if (rc != ERR_OK)
-        goto out;
-    store_bind_text(st, 1, cluster_id);
-    if ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        in.cluster_id = store_column_dup(st, 0);
-        in.cluster_name = store_column_dup(st, 1);
-    } else if (r != SQLITE_DONE) {
-        rc = store_fail(s, r, "reconcile cluster");
+    enum err rc = ERR_OK;
+    if (fleet) {
+        store_set_read_clusters(s, *fleet ? fleet : NULL);
+        rc = load_fleet_clusters(s, &in);
+    } else if ((rc = store_stmt(s, SQL_RC_CLUSTER, &st)) == ERR_OK) {
+        store_bind_text(st, 1, cluster_id);
+        if ((r = sqlite3_step(st)) == SQLITE_ROW) {
+            in.cluster_id = store_column_dup(st, 0);
+            in.cluster_name = store_column_dup(st, 1);
+        } else if (r != SQLITE_DONE) {
+            rc = store_fail(s, r, "reconcile cluster");
+        }
+        sqlite3_reset(st);
     }
-    sqlite3_reset(st);
     if (rc != ERR_OK)
         goto out;
-    if (!in.cluster_id && cluster_id)
+    if (!fleet && !in.cluster_id && cluster_id)
         in.cluster_id = xstrdup(cluster_id);
 
-    if ((rc = store_stmt(s, SQL_RC_POOLS, &st)) != ERR_OK)
+    if ((rc = store_stmt(s, fleet ? SQL_RCF_POOLS : SQL_RC_POOLS, &st)) != ERR_OK)
         goto out;
-    store_bind_text(st, 1, in.cluster_id);
+    if (!fleet)
+        store_bind_text(st, 1, in.cluster_id);
     cap = 8;
     in.pools = xcalloc(cap, sizeof *in.pools);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -572,9 +611,10 @@ enum err store_do_reconcile_input(struct store *s, const char *period, const cha
     if (rc != ERR_OK)
         goto out;
 
-    if ((rc = store_stmt(s, SQL_RC_NODES, &st)) != ERR_OK)
+    if ((rc = store_stmt(s, fleet ? SQL_RCF_NODES : SQL_RC_NODES, &st)) != ERR_OK)
         goto out;
-    store_bind_text(st, 1, in.cluster_id);
+    if (!fleet)
+        store_bind_text(st, 1, in.cluster_id);
     cap = 16;
     in.nodes = xcalloc(cap, sizeof *in.nodes);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -641,10 +681,15 @@ out:
     return ERR_OK;
 }
 
-enum err store_do_reconcile(struct store *s, const char *period, const char *cluster_id,
-                            int64_t now, struct reconcile_result *out) {
+enum err store_do_reconcile_input(struct store *s, const char *period, const char *cluster_id,
+                                  struct reconcile_input *out) {
+    return reconcile_input_of(s, period, cluster_id, NULL, out);
+}
+
+static enum err reconcile_of(struct store *s, const char *period, const char *cluster_id,
+                             const char *fleet, int64_t now, struct reconcile_result *out) {
     struct reconcile_input in;
-    enum err rc = store_do_reconcile_input(s, period, cluster_id, &in);
+    enum err rc = reconcile_input_of(s, period, cluster_id, fleet, &in);
     if (rc != ERR_OK)
         return rc;
     rc = store_insights_load(s, in.period_start, in.period_end, &in.insights, &in.n_insights);
@@ -652,4 +697,14 @@ enum err store_do_reconcile(struct store *s, const char *period, const char *clu
         rc = reconcile_compute(&in, now, out);
     reconcile_input_release(&in);
     return rc;
+}
+
+enum err store_do_reconcile(struct store *s, const char *period, const char *cluster_id,
+                            int64_t now, struct reconcile_result *out) {
+    return reconcile_of(s, period, cluster_id, NULL, now, out);
+}
+
+enum err store_do_reconcile_fleet(struct store *s, const char *period, const char *clusters,
+                                  int64_t now, struct reconcile_result *out) {
+    return reconcile_of(s, period, NULL, clusters ? clusters : "", now, out);
 }

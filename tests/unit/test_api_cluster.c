@@ -386,6 +386,102 @@ static void test_metrics_cluster(void **state) {
     assert_null(strstr(apitest_body(t), "\nspotledger_reclaims "));
 }
 
+/* The invoice of 2026-11 for the two clusters (DigitalOcean cluster c1 is
+ * east's, c2 west's): a node pool item per pool, west's control plane billed to
+ * its cluster (resource_uuid c2), and a Spaces bucket of neither. */
+static void invoice_rows(struct apitest *t) {
+    testdb_execf(&t->db,
+                 "INSERT INTO clusters(id, name, region, first_seen, last_seen, cluster) VALUES"
+                 " ('c1', 'east-doks', 'tor1', %lld, %lld, 'east'),"
+                 " ('c2', 'west-doks', 'ams3', %lld, %lld, 'west');"
+                 "INSERT INTO invoices(uuid, period, amount_micro, is_preview, first_seen,"
+                 " last_seen) VALUES ('inv-1', '2026-11', 18600000, 0, %lld, %lld);"
+                 "INSERT INTO invoice_items(invoice_uuid, ordinal, product, resource_uuid,"
+                 " amount_micro) VALUES ('inv-1', 0, 'Kubernetes Node Pool', 'pool-spot', 3600000),"
+                 " ('inv-1', 1, 'Kubernetes Node Pool', 'pool-fb', 10800000),"
+                 " ('inv-1', 2, 'Kubernetes Node Pool', 'pool-w', 3600000),"
+                 " ('inv-1', 3, 'Kubernetes Clusters', 'c2', 100000),"
+                 " ('inv-1', 4, 'Spaces', 'bucket-9', 500000);",
+                 TESTDB_T0, TESTDB_T0 + 1, TESTDB_T0, TESTDB_T0 + 2, TESTDB_T0, TESTDB_T0);
+    apitest_open(t);
+}
+
+/* The reconciliation line of kind `kind` ("total", "cluster") or of pool `pool`
+ * under prefix ("" or "reconciliation.0."): its field. */
+static int64_t rc_line(struct apitest *t, const char *prefix, const char *kind, const char *pool,
+                       const char *field) {
+    char p[160];
+    snprintf(p, sizeof p, "%slines", prefix);
+    for (size_t i = 0; i < jlen(t, p); i++) {
+        char k[160], id[160];
+        snprintf(k, sizeof k, "%slines.%zu.kind", prefix, i);
+        snprintf(id, sizeof id, "%slines.%zu.pool_id", prefix, i);
+        if (strcmp(jstr(t, k), kind) || (pool && (jnull(t, id) || strcmp(jstr(t, id), pool))))
+            continue;
+        snprintf(p, sizeof p, "%slines.%zu.%s", prefix, i, field);
+        return !strcmp(field, "items") ? jint(t, p) : jmicro(t, p);
+    }
+    fail_msg("no %s line %s under '%s' in %.600s", kind, pool ? pool : "", prefix,
+             apitest_body(t));
+    return -1;
+}
+
+/* The reconciliation narrowed by cluster= (docs/fleet.md): a cluster's pools
+ * and nodes against the items of its pools and of its DigitalOcean cluster;
+ * the other clusters' items are unmatched. Estimates by hand (60 s minimum,
+ * per-second, whole hours here): S 7200 s x $1.80/h = 3.600, F 10800 s x
+ * $3.60/h = 10.800, W1 3600 s x $3.60/h = 3.600. */
+static void test_reconcile_cluster(void **state) {
+    struct apitest *t = *state;
+    invoice_rows(t);
+    const char *rq = "GET /api/v1/reconciliation?period=2026-11";
+    char path[160];
+    snprintf(path, sizeof path, "%s&cluster=west", rq);
+    assert_int_equal(apitest_call(t, path), 200);
+    assert_int_equal(rc_line(t, "", "pool", "pool-w", "estimated"), 3600000);
+    assert_int_equal(rc_line(t, "", "pool", "pool-w", "billed"), 3600000);
+    assert_int_equal(rc_line(t, "", "cluster", NULL, "billed"), 100000); /* c2's item */
+    assert_int_equal(rc_line(t, "", "total", NULL, "estimated"), 3600000);
+    assert_int_equal(rc_line(t, "", "total", NULL, "billed"), 3700000); /* 3.600 + 0.100 */
+    assert_int_equal(jint(t, "unmatched_items"), 3); /* pool-spot, pool-fb, Spaces */
+    assert_int_equal(jmicro(t, "unmatched_amount"), 14900000); /* 3.6 + 10.8 + 0.5 */
+
+    snprintf(path, sizeof path, "%s&cluster=east", rq);
+    assert_int_equal(apitest_call(t, path), 200);
+    assert_int_equal(rc_line(t, "", "pool", "pool-spot", "estimated"), 3600000);
+    assert_int_equal(rc_line(t, "", "pool", "pool-fb", "estimated"), 10800000);
+    assert_int_equal(rc_line(t, "", "total", NULL, "estimated"), 14400000); /* = east's nodes */
+    assert_int_equal(rc_line(t, "", "total", NULL, "billed"), 14400000);
+    assert_int_equal(jint(t, "unmatched_items"), 3); /* pool-w, c2's, Spaces */
+    assert_int_equal(jmicro(t, "unmatched_amount"), 4200000); /* 3.6 + 0.1 + 0.5 */
+
+    /* both: the fleet, 3.6 + 10.8 + 3.6 = 18.0 estimated, 18.1 billed */
+    snprintf(path, sizeof path, "%s&cluster=east,west", rq);
+    assert_int_equal(apitest_call(t, path), 200);
+    assert_int_equal(rc_line(t, "", "total", NULL, "estimated"), 18000000);
+    assert_int_equal(rc_line(t, "", "total", NULL, "billed"), 18100000);
+    assert_int_equal(jint(t, "unmatched_items"), 1);
+    /* a service watching both with no cluster=: the same fleet */
+    t->app.n_clusters = 2;
+    snprintf(t->app.clusters[0].name, sizeof t->app.clusters[0].name, "east");
+    snprintf(t->app.clusters[1].name, sizeof t->app.clusters[1].name, "west");
+    assert_int_equal(apitest_call(t, rq), 200);
+    assert_int_equal(rc_line(t, "", "total", NULL, "estimated"), 18000000);
+    assert_int_equal(rc_line(t, "", "total", NULL, "billed"), 18100000);
+    t->app.n_clusters = 0;
+
+    /* the summary's reconciliation follows its cluster= */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&cluster=west"), 200);
+    assert_int_equal(rc_line(t, "reconciliation.0.", "total", NULL, "estimated"), 3600000);
+    assert_int_equal(rc_line(t, "reconciliation.0.", "total", NULL, "billed"), 3700000);
+
+    snprintf(path, sizeof path, "%s&cluster=a,,b", rq);
+    assert_int_equal(apitest_call(t, path), 400);
+    snprintf(path, sizeof path, "%s&cluster=east&cluster=west", rq);
+    assert_int_equal(apitest_call(t, path), 400);
+    assert_non_null(strstr(apitest_body(t), "cluster"));
+}
+
 /* Lines of the CSV body, and the line starting with prefix (NULL: none). */
 static size_t csv_lines(struct apitest *t) {
     size_t n = 0;
@@ -535,6 +631,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_csv_summary, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_aggregate_routes, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_metrics_cluster, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_reconcile_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
