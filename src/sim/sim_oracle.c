@@ -24,6 +24,22 @@ static int64_t round_div(i128 num, i128 den) {
     return -(int64_t)((-num + den / 2) / den);
 }
 
+/* Nearest-rank p50 and p95 of v[0..n) (sorted here, by insertion): the value at
+ * rank ceil(p x n / 100); ORC_NEVER both when n = 0. */
+static void percentiles(int64_t *v, int64_t n, int64_t *p50, int64_t *p95) {
+    *p50 = *p95 = ORC_NEVER;
+    if (n == 0)
+        return;
+    for (int64_t i = 1; i < n; i++)
+        for (int64_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            int64_t t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    *p50 = v[(50 * n + 99) / 100 - 1];
+    *p95 = v[(95 * n + 99) / 100 - 1];
+}
+
 void orc_split(int64_t amount, const orc_i128 *w, int n, int64_t *parts) {
     i128 sum = 0;
     for (int i = 0; i < n; i++)
@@ -219,6 +235,10 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         pr->hold_end = px[i].hold_to == ORC_NEVER ? now : px[i].hold_to;
     }
     orc_partial_of(tl, g, ngroups, px, r);
+    /* each configuration's restore samples, for its percentiles */
+    int64_t *samples[ORC_NCONFIG];
+    for (int c = 0; c < ORC_NCONFIG; c++)
+        samples[c] = xcalloc((size_t)tl->npods + 1, sizeof *samples[c]);
 
     for (int k = 0; k < ngroups; k++) {
         struct group *gr = &g[k];
@@ -230,14 +250,23 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         if (orc_in_window(gr->fail_t, from, to, now))
             cr->tasks_failed += gr->ntasks;
         /* attempts and retries, at the pod's creation */
+        bool held_in_w = false;
         for (int a = 0; a < gr->npods; a++) {
             int i = gr->pods[a];
             if (orc_in_window(tl->pods[i].created_t, from, to, now)) {
                 cr->attempts++;
                 if (a >= gr->ntasks)
                     cr->retries++;
+                if (!px[i].held)
+                    r->attempts_unscheduled++;
             }
+            int64_t e = px[i].hold_to == ORC_NEVER ? now : px[i].hold_to;
+            if (px[i].held && px[i].hold_from < to && e > from && px[i].hold_from < e)
+                held_in_w = true;
         }
+        /* running: a task not finished by now that held a node in W (one per unit) */
+        if (gr->success_t == ORC_NEVER && gr->fail_t == ORC_NEVER && held_in_w)
+            cr->tasks_running++;
         /* winners: the first ntasks pods to finish with exit 0 */
         for (int w = 0; w < gr->ntasks; w++) {
             int best = -1;
@@ -317,8 +346,9 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             /* a pod that started before this one was lost (a sibling of an N-completion
              * Job) waited 0 s */
             int64_t gap = next->start_t - px[i].lost_at;
-            cr->restore_samples++;
-            cr->restore_total += (gap > 0 ? gap : 0) + (next->restore_s > 0 ? next->restore_s : 0);
+            int64_t one = (gap > 0 ? gap : 0) + (next->restore_s > 0 ? next->restore_s : 0);
+            samples[c][cr->restore_samples++] = one;
+            cr->restore_total += one;
         }
     }
 
@@ -455,7 +485,15 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         cr->cost = cr->allocated + cr->idle;
         cr->cost_per_task =
             cr->tasks_succeeded > 0 ? round_div(cr->cost, cr->tasks_succeeded) : ORC_NEVER;
+        percentiles(samples[c], cr->restore_samples, &cr->restore_p50, &cr->restore_p95);
+        free(samples[c]);
+        cr->overhead_bp =
+            cr->useful != 0
+                ? round_div((i128)(cr->wasted + cr->restore + cr->idle) * 10000, cr->useful)
+                : ORC_NEVER;
+        r->excluded -= cr->cost;
     }
+    r->excluded += r->nodes_total - r->unattributed_total;
 
     /* counterfactual On-Demand: successful spot/fallback tasks of W, work x GPUs
      * requested x the per-GPU On-Demand rate in force when the winner ran */
@@ -471,7 +509,8 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
     for (int i = 0; i < tl->nsizes; i++)
         if (tl->sizes[i].gpus > 0)
             L = orc_lcm64(L, tl->sizes[i].gpus);
-    i128 cf_num = 0; /* µ$ x 3600 x L */
+    i128 cf_num = 0;                      /* µ$ x 3600 x L */
+    i128 cf_cfg[ORC_NCONFIG] = {0, 0, 0}; /* the same, per configuration */
     for (int k = 0; k < ngroups; k++) {
         struct group *gr = &g[k];
         enum orc_config c = tl->jobs[gr->job].config;
@@ -504,6 +543,10 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                 if (!od && fallback_pool >= 0)
                     od = tl->pools[fallback_pool].size;
             }
+            if (p->work_s >= 0)
+                r->cf_reported++;
+            else
+                r->cf_runtime++;
             int gpus = od ? size_gpus(tl, od) : -1;
             int64_t price = od && p->start_t != ORC_NEVER ? price_at(tl, od, p->start_t) : -1;
             if (gpus <= 0 || price < 0) {
@@ -514,6 +557,8 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             r->cf_priced++;
             r->cf_work_seconds += work;
             cf_num += (i128)work * p->gpu_req * price * (L / gpus);
+            cf_cfg[c] += (i128)work * p->gpu_req * price * (L / gpus);
+            r->cfg[c].cf_tasks++;
         }
         /* a success whose winner the record does not show cannot be priced */
         for (; won < gr->ntasks; won++) {
@@ -523,6 +568,14 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
     }
     r->cf_cost = round_div(cf_num, (i128)HOUR * L);
     r->cf_per_task = r->cf_priced > 0 ? round_div(r->cf_cost, r->cf_priced) : ORC_NEVER;
+    for (int c = 0; c < ORC_NCONFIG; c++) {
+        struct orc_config_result *cr = &r->cfg[c];
+        cr->cf_cost = round_div(cf_cfg[c], (i128)HOUR * L);
+        cr->savings_bp = ORC_NEVER;
+        int64_t cf_pt = cr->cf_tasks > 0 ? round_div(cr->cf_cost, cr->cf_tasks) : 0;
+        if (c != ORC_ON_DEMAND && cr->tasks_succeeded > 0 && cf_pt != 0)
+            cr->savings_bp = round_div((i128)(cf_pt - cr->cost_per_task) * 10000, cf_pt);
+    }
 
     /* reclaims: Spot pools gone in W */
     for (int p = 0; p < tl->npools; p++) {
@@ -541,7 +594,31 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             if (node->ready_t >= rc->signal_t)
                 rc->replacement_ready_t = orc_min64(rc->replacement_ready_t, node->ready_t);
         }
-        rc->resumed_t = ORC_NEVER;
+        rc->resumed_t = rc->last_resumed_t = ORC_NEVER;
+        rc->signal_to_gone = pool->signal_t <= pool->gone_t ? rc->gone_t - rc->signal_t : ORC_NEVER;
+        for (int n = 0; n < tl->nnodes; n++) {
+            const struct orc_node *node = &tl->nodes[n];
+            if (node->pool == p && node->ready_t <= now &&
+                (node->deleted_t > now || node->deleted_t >= rc->gone_t - HOUR))
+                rc->nodes++;
+        }
+        /* tasks: each counted once, by its first pod lost at/after the signal */
+        for (int k = 0; k < ngroups; k++)
+            for (int a = 0; a < g[k].npods; a++) {
+                int i = g[k].pods[a];
+                const struct orc_pod *pd = &tl->pods[i];
+                if (!px[i].interrupted || tl->nodes[pd->node].pool != p ||
+                    px[i].lost_at < rc->signal_t)
+                    continue;
+                rc->tasks_interrupted++;
+                const struct orc_pod *next = orc_next_started(tl, &g[k], a, now);
+                if (next) {
+                    rc->tasks_resumed++;
+                    if (rc->last_resumed_t == ORC_NEVER || next->start_t > rc->last_resumed_t)
+                        rc->last_resumed_t = next->start_t;
+                }
+                break;
+            }
         for (int k = 0; k < ngroups; k++)
             for (int a = 0; a + 1 < g[k].npods; a++) {
                 int i = g[k].pods[a];

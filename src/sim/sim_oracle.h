@@ -131,6 +131,12 @@ struct orc_config_result {
     int64_t cost, allocated, useful, restore, wasted, running, idle;
     int64_t cost_per_task; /* ORC_NEVER: no success */
     int64_t restore_samples, restore_total;
+    int64_t restore_p50, restore_p95; /* nearest rank of the samples, ORC_NEVER: none */
+    int64_t tasks_running;            /* not finished by now, held a node in W */
+    int64_t cf_tasks, cf_cost;        /* its priced counterfactual winners (spot, fallback) */
+    /* basis points, ORC_NEVER: not applicable. overhead = (wasted + restore + idle) /
+     * useful; savings = (cf per task - cost per task) / cf per task (not on-demand) */
+    int64_t overhead_bp, savings_bp;
 };
 
 struct orc_pool_result {
@@ -151,6 +157,11 @@ struct orc_reclaim {
     int64_t resumed_t;           /* first interrupted task's next container start */
     int64_t replacement_delay;   /* ORC_NEVER unknown */
     int64_t return_to_work;      /* ORC_NEVER unknown */
+    int64_t nodes;               /* the pool's nodes Ready by now, alive in its last hour */
+    int64_t tasks_interrupted;   /* tasks with a pod of the pool lost at/after the signal */
+    int64_t tasks_resumed;       /* ... whose next pod started by now */
+    int64_t last_resumed_t;      /* the last such start, ORC_NEVER */
+    int64_t signal_to_gone;      /* gone - signal, ORC_NEVER: no signal */
 };
 
 /* Kinds of allocated cost, in this order (the w[] index below). */
@@ -181,6 +192,9 @@ struct orc_result {
     bool *pool_by_alloc;         /* [npools] idle split by allocated (else held seconds) */
     struct orc_config_result cfg[ORC_NCONFIG];
     int64_t cf_tasks, cf_priced, cf_unpriced, cf_work_seconds, cf_cost, cf_per_task;
+    int64_t cf_reported, cf_runtime; /* winners by reported work_seconds / by run time */
+    int64_t attempts_unscheduled;    /* pods created in W never scheduled by now */
+    int64_t excluded;                /* nodes - configurations - unattributed (0 here) */
     int64_t nodes_total, allocated_total, idle_total, unattributed_total;
     struct orc_pool_result *pools; /* [npools] */
     struct orc_node_result *nodes; /* [nnodes] */

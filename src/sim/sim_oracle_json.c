@@ -26,6 +26,14 @@ static void kint_or_null(struct jsonw *j, const char *key, int64_t v) {
         jsonw_int(j, v);
 }
 
+static void kpercent_or_null(struct jsonw *j, const char *key, int64_t bp) {
+    jsonw_key(j, key);
+    if (bp == ORC_NEVER)
+        jsonw_null(j);
+    else
+        jsonw_fixed(j, bp, 2);
+}
+
 static void ktime_or_null(struct jsonw *j, const char *key, int64_t v) {
     jsonw_key(j, key);
     if (v == ORC_NEVER)
@@ -46,6 +54,11 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
     jsonw_ktime(&j, "to", r->to);
     jsonw_obj_end(&j);
     jsonw_ktime(&j, "now", r->now);
+    jsonw_kstr(&j, "cost_basis", "accrual");
+    bool partial = false;
+    for (int c = 0; c < ORC_NCONFIG; c++)
+        partial = partial || r->cfg[c].partial;
+    jsonw_kbool(&j, "partial", partial);
     jsonw_key(&j, "configurations");
     jsonw_arr(&j);
     for (int c = 0; c < ORC_NCONFIG; c++) {
@@ -55,6 +68,7 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_kstr(&j, "basis", "measured");
         jsonw_kint(&j, "tasks_succeeded", cr->tasks_succeeded);
         jsonw_kint(&j, "tasks_failed", cr->tasks_failed);
+        jsonw_kint(&j, "tasks_running", cr->tasks_running);
         jsonw_kint(&j, "attempts", cr->attempts);
         jsonw_kint(&j, "retries", cr->retries);
         jsonw_kint(&j, "interruptions", cr->interruptions);
@@ -72,7 +86,14 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_obj(&j);
         jsonw_kint(&j, "samples", cr->restore_samples);
         jsonw_kint(&j, "total", cr->restore_total);
+        kint_or_null(&j, "p50", cr->restore_p50);
+        kint_or_null(&j, "p95", cr->restore_p95);
         jsonw_obj_end(&j);
+        jsonw_kint(&j, "counterfactual_tasks", cr->cf_tasks);
+        jsonw_kmoney(&j, "counterfactual_cost", cr->cf_cost);
+        kpercent_or_null(&j, "savings_vs_on_demand_percent", cr->savings_bp);
+        kpercent_or_null(&j, "measured_overhead_percent", cr->overhead_bp);
+        jsonw_kbool(&j, "partial", cr->partial);
         jsonw_obj_end(&j);
     }
     jsonw_obj(&j);
@@ -81,6 +102,8 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
     jsonw_kint(&j, "tasks_succeeded", r->cf_tasks);
     jsonw_kint(&j, "tasks_priced", r->cf_priced);
     jsonw_kint(&j, "tasks_unpriced", r->cf_unpriced);
+    jsonw_kint(&j, "tasks_reported_work", r->cf_reported);
+    jsonw_kint(&j, "tasks_run_time", r->cf_runtime);
     jsonw_kint(&j, "work_seconds", r->cf_work_seconds);
     jsonw_kmoney(&j, "cost", r->cf_cost);
     kmoney_or_null(&j, "cost_per_successful_task", r->cf_per_task);
@@ -90,6 +113,8 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
     jsonw_kmoney(&j, "allocated_cost", r->allocated_total);
     jsonw_kmoney(&j, "idle_cost", r->idle_total);
     jsonw_kmoney(&j, "unattributed_idle_cost", r->unattributed_total);
+    jsonw_kmoney(&j, "excluded_cost", r->excluded);
+    jsonw_kint(&j, "attempts_unscheduled", r->attempts_unscheduled);
     jsonw_key(&j, "pools");
     jsonw_arr(&j);
     for (int p = 0; p < tl->npools; p++) {
@@ -117,6 +142,10 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_obj(&j);
         jsonw_kstr(&j, "name", tl->nodes[n].name);
         jsonw_kstr(&j, "pool_id", tl->pools[tl->nodes[n].pool].id);
+        jsonw_kstr(&j, "pool", tl->pools[tl->nodes[n].pool].name);
+        jsonw_ktime(&j, "billable_start", tl->nodes[n].ready_t);
+        ktime_or_null(&j, "deleted_at",
+                      tl->nodes[n].deleted_t <= r->now ? tl->nodes[n].deleted_t : ORC_NEVER);
         jsonw_kmoney(&j, "price_hourly", nr->rate);
         jsonw_kint(&j, "billable_seconds", nr->seconds);
         jsonw_kmoney(&j, "cost", nr->total);
@@ -131,10 +160,17 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         const struct orc_reclaim *rc = &r->reclaims[i];
         jsonw_obj(&j);
         jsonw_kstr(&j, "pool_id", tl->pools[rc->pool].id);
+        jsonw_kstr(&j, "pool", tl->pools[rc->pool].name);
+        jsonw_kstr(&j, "size", tl->pools[rc->pool].size);
+        jsonw_kint(&j, "nodes", rc->nodes);
         ktime_or_null(&j, "first_signal_at", rc->signal_t);
         ktime_or_null(&j, "gone_at", rc->gone_t);
         ktime_or_null(&j, "fallback_ready_at", rc->replacement_ready_t);
         ktime_or_null(&j, "first_resumed_at", rc->resumed_t);
+        ktime_or_null(&j, "last_resumed_at", rc->last_resumed_t);
+        jsonw_kint(&j, "tasks_interrupted", rc->tasks_interrupted);
+        jsonw_kint(&j, "tasks_resumed", rc->tasks_resumed);
+        kint_or_null(&j, "signal_to_gone_seconds", rc->signal_to_gone);
         kint_or_null(&j, "replacement_delay_seconds", rc->replacement_delay);
         kint_or_null(&j, "return_to_useful_work_seconds", rc->return_to_work);
         jsonw_obj_end(&j);

@@ -388,6 +388,129 @@ static void test_notready_blips(void **state) {
     orc_result_release(&r);
 }
 
+/* The figures the truth's engine-run "cost" section used to give (docs/oracle.md
+ * "What it computes"): restore percentiles, running tasks, unscheduled attempts,
+ * per-configuration counterfactual, savings and overhead, the counterfactual's
+ * reported / run-time split, a reclaim's nodes and task counts, each node's times.
+ * Window [0, 10800), now 10800. Spot pool s (gpu-x-spot, $1.80/h = 500 µ$/s):
+ * S0 Ready 100, deleted 1000 (a scale-down); S1, S2 Ready 0, deleted 7050 (the
+ * reclaim: signal 7000, gone 7050). Pool f (gpu-x, $3.60/h = 1000 µ$/s): F1, F2
+ * Ready 0, never deleted. Four spot tasks:
+ *   J1: a1 on S1 100..7050 (DisruptionTarget 7000), a2 on F1 7100, start 7200,
+ *       finishes 9000: J1 complete 9000;
+ *   J2: b1 on S2 200..7050 (DisruptionTarget 7000), b2 created 7060 on F2 7100,
+ *       start 7500, still running;
+ *   J3: c1 on F2 300..3900 (reports work_seconds 3000): complete 3900;
+ *   J4: d1 created 8000, never scheduled. */
+static void test_engine_section_figures(void **state) {
+    (void)state;
+    struct orc_price prices[] = {{"gpu-x-spot", 0, 1800000}, {"gpu-x", 0, 3600000}};
+    struct orc_pool pools[] = {{"p-s", "s", "gpu-x-spot", NULL, 0, 7000, 7050},
+                               {"p-f", "f", "gpu-x", NULL, 0, N, N}};
+    struct orc_node nodes[] = {node("S0", 0, 1, 100, 1000), node("S1", 0, 1, 0, 7050),
+                               node("S2", 0, 1, 0, 7050), node("F1", 1, 1, 0, N),
+                               node("F2", 1, 1, 0, N)};
+    struct orc_job jobs[] = {job("J1", ORC_SPOT, 9000), job("J2", ORC_SPOT, N),
+                             job("J3", ORC_SPOT, 3900), job("J4", ORC_SPOT, N)};
+    struct orc_pod pods[] = {
+        pod("a1", 0, 1, 100, 100, N, 0),    pod("a2", 0, 3, 7100, 7200, 9000, 0),
+        pod("b1", 1, 2, 200, 200, N, 0),    pod("b2", 1, 4, 7100, 7500, N, 0),
+        pod("c1", 2, 4, 300, 300, 3900, 0), pod("d1", 3, -1, N, N, N, 0)};
+    pods[0].disrupt_t = pods[2].disrupt_t = 7000;
+    pods[3].created_t = 7060;
+    pods[4].work_s = 3000;
+    pods[5].created_t = 8000;
+    struct orc_timeline tl = {.prices = prices,
+                              .nprices = 2,
+                              .sizes = sizes,
+                              .nsizes = 5,
+                              .pools = pools,
+                              .npools = 2,
+                              .nodes = nodes,
+                              .nnodes = 5,
+                              .jobs = jobs,
+                              .njobs = 4,
+                              .pods = pods,
+                              .npods = 6};
+    struct orc_result r;
+    assert_int_equal(orc_compute(&tl, 0, 10800, 10800, &r), ERR_OK);
+    const struct orc_config_result *s = &r.cfg[ORC_SPOT];
+    /* nodes: S0 900 s x 500 = 450000; S1, S2 7050 x 500 = 3525000 each; F1, F2
+     * 10800 x 1000 = 10800000 each: 29100000 */
+    assert_int_equal(r.nodes_total, 29100000);
+    /* allocated: wasted a1 6950 x 500 + b1 6850 x 500 = 6900000; useful a2 1900 x
+     * 1000 + c1 3600 x 1000 = 5500000; running b2 3700 x 1000 = 3700000; idle:
+     * 29100000 - 16100000 = 13000000, all spot's (the only configuration) */
+    assert_int_equal(s->wasted, 6900000);
+    assert_int_equal(s->useful, 5500000);
+    assert_int_equal(s->running, 3700000);
+    assert_int_equal(s->idle, 13000000);
+    assert_int_equal(s->cost, 29100000);
+    assert_int_equal(s->tasks_succeeded, 2);
+    assert_int_equal(s->cost_per_task, 14550000); /* 29100000 / 2 */
+    /* J2 has not finished and held S2 and F2 in W; J4 held nothing */
+    assert_int_equal(s->tasks_running, 1);
+    assert_true(s->partial);                     /* J2 holds F2 at W's end, unfinished */
+    assert_int_equal(r.attempts_unscheduled, 1); /* d1 */
+    assert_int_equal(s->attempts, 6);
+    assert_int_equal(s->retries, 2); /* a2, b2 */
+    /* restore samples: J1 7200 - 7000 = 200, J2 7500 - 7000 = 500; nearest rank:
+     * p50 = rank ceil(0.5 x 2) = 1 -> 200, p95 = rank ceil(0.95 x 2) = 2 -> 500 */
+    assert_int_equal(s->restore_samples, 2);
+    assert_int_equal(s->restore_total, 700);
+    assert_int_equal(s->restore_p50, 200);
+    assert_int_equal(s->restore_p95, 500);
+    assert_int_equal(r.cfg[ORC_FALLBACK].restore_p50, ORC_NEVER);
+    /* overhead: (wasted 6900000 + restore 0 + idle 13000000) / useful 5500000 =
+     * 3.618181.. -> 36182 bp */
+    assert_int_equal(s->overhead_bp, 36182);
+    assert_int_equal(r.cfg[ORC_FALLBACK].overhead_bp, ORC_NEVER); /* no useful cost */
+    /* counterfactual: a2 on f (its own size, $3.60/h per GPU) by run time 9000 -
+     * 7200 = 1800 s -> 1800000; c1 by its report 3000 s -> 3000000 */
+    assert_int_equal(r.cf_reported, 1);
+    assert_int_equal(r.cf_runtime, 1);
+    assert_int_equal(r.cf_work_seconds, 4800);
+    assert_int_equal(s->cf_tasks, 2);
+    assert_int_equal(s->cf_cost, 4800000);
+    assert_int_equal(r.cfg[ORC_FALLBACK].cf_tasks, 0);
+    /* savings: cf per task 2400000, cost per task 14550000: (2400000 - 14550000) /
+     * 2400000 = -5.0625 -> -50625 bp */
+    assert_int_equal(s->savings_bp, -50625);
+    assert_int_equal(r.cfg[ORC_FALLBACK].savings_bp, ORC_NEVER);
+    assert_int_equal(r.excluded, 0);
+    /* the reclaim of s: S1 and S2 (S0 ended 6050 s before it was gone, over an
+     * hour); J1 and J2 interrupted, both resumed (7200, 7500) */
+    assert_int_equal(r.nreclaims, 1);
+    const struct orc_reclaim *rc = &r.reclaims[0];
+    assert_int_equal(rc->nodes, 2);
+    assert_int_equal(rc->signal_to_gone, 50);
+    assert_int_equal(rc->tasks_interrupted, 2);
+    assert_int_equal(rc->tasks_resumed, 2);
+    assert_int_equal(rc->resumed_t, 7200);
+    assert_int_equal(rc->last_resumed_t, 7500);
+    assert_int_equal(rc->replacement_delay, ORC_NEVER); /* F1, F2 Ready before */
+    /* as JSON, keyed like the REST API */
+    struct buf b;
+    buf_init(&b, 0);
+    assert_int_equal(orc_render_json(&tl, &r, &b), ERR_OK);
+    const char *want[] = {"\"tasks_running\":1",
+                          "\"p50\":200,\"p95\":500",
+                          "\"measured_overhead_percent\":361.82",
+                          "\"savings_vs_on_demand_percent\":-506.25",
+                          "\"counterfactual_cost\":4.8",
+                          "\"tasks_reported_work\":1",
+                          "\"attempts_unscheduled\":1",
+                          "\"last_resumed_at\":\"1970-01-01T02:05:00Z\"",
+                          "\"billable_start\":\"1970-01-01T00:01:40Z\"",
+                          "\"deleted_at\":\"1970-01-01T00:16:40Z\"",
+                          "\"signal_to_gone_seconds\":50"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        if (!strstr(buf_str(&b), want[i]))
+            fail_msg("no %s in %s", want[i], buf_str(&b));
+    buf_release(&b);
+    orc_result_release(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_example),
@@ -398,6 +521,7 @@ int main(void) {
         cmocka_unit_test(test_label_spot_od_size_price_change),
         cmocka_unit_test(test_n_completions),
         cmocka_unit_test(test_notready_blips),
+        cmocka_unit_test(test_engine_section_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
