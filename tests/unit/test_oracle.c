@@ -515,11 +515,8 @@ static int run_seed(uint64_t seed) {
     snprintf(path, sizeof path,
              access("/dev/shm", W_OK) == 0 ? "/dev/shm/test_oracle_XXXXXX"
                                            : "/tmp/test_oracle_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
     struct store *s = NULL;
-    assert_int_equal(store_open(path, STORE_WRITER, &s, NULL), ERR_OK);
+    assert_int_equal(tmpdb_open(path, &s), 0);
     store_gen(s, g);
     char ods[] = "gpu-b2", odd[] = "gpu-a8";
     struct config_pair od = {ods, odd};

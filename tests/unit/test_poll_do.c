@@ -98,11 +98,7 @@ static int setup(void **state) {
     f->srv.expect_token = TOKEN;
     f->srv.date = D1;
     snprintf(f->db_path, sizeof f->db_path, "/tmp/spotledger-polldo-XXXXXX");
-    int fd = mkstemp(f->db_path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (store_open(f->db_path, STORE_WRITER, &f->db, NULL) != ERR_OK)
+    if (tmpdb_open(f->db_path, &f->db) != 0)
         return -1;
     pthread_mutex_init(&f->lock, NULL);
     struct poll_do_options o = {

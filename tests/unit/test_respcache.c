@@ -64,11 +64,8 @@ static void test_window_version(void **state) {
     (void)state;
     log_set_level(LOG_OFF);
     char path[] = "/tmp/spotledger-rc-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
     struct store *s = NULL;
-    assert_int_equal(store_open(path, STORE_WRITER, &s, NULL), ERR_OK);
+    assert_int_equal(tmpdb_open(path, &s), 0);
     char sql[1024];
     /* an attempt on day 100, its task completing the same day */
     snprintf(

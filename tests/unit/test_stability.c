@@ -46,11 +46,8 @@ static void exec_ok(struct store *s, const char *sql) {
 
 /* A temporary database (path: a mkstemp template). */
 static struct store *db_open(char *path) {
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
     struct store *s = NULL;
-    assert_int_equal(store_open(path, STORE_WRITER, &s, NULL), ERR_OK);
+    assert_int_equal(tmpdb_open(path, &s), 0);
     return s;
 }
 

@@ -101,11 +101,7 @@ static const char ROWS[] =
 static int setup(void **state) {
     struct fx *f = calloc(1, sizeof *f);
     snprintf(f->path, sizeof f->path, "/tmp/spotledger-advice-XXXXXX");
-    int fd = mkstemp(f->path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (store_open(f->path, STORE_WRITER, &f->db, NULL) != ERR_OK)
+    if (tmpdb_open(f->path, &f->db) != 0)
         return -1;
     sqlite3 *raw = NULL;
     char *msg = NULL;

@@ -32,11 +32,7 @@ struct fx {
 static int setup(void **state) {
     struct fx *f = calloc(1, sizeof *f);
     snprintf(f->path, sizeof f->path, "/tmp/spotledger-storedo-XXXXXX");
-    int fd = mkstemp(f->path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (store_open(f->path, STORE_WRITER, &f->db, NULL) != ERR_OK)
+    if (tmpdb_open(f->path, &f->db) != 0)
         return -1;
     *state = f;
     return 0;

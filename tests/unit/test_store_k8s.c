@@ -32,11 +32,7 @@ struct fx {
 static int setup(void **state) {
     struct fx *f = calloc(1, sizeof *f);
     snprintf(f->path, sizeof f->path, "/tmp/test_store_k8s_XXXXXX");
-    int fd = mkstemp(f->path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    if (store_open(f->path, STORE_WRITER, &f->s, NULL) != ERR_OK)
+    if (tmpdb_open(f->path, &f->s) != 0)
         return -1;
     if (sqlite3_open_v2(f->path, &f->ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
         return -1;

@@ -439,14 +439,10 @@ static void write_token(const char *path, const char *tok) {
 static int setup(void **state) {
     struct tfx *t = calloc(1, sizeof *t);
     snprintf(t->db, sizeof t->db, "/tmp/test_watch_k8s_XXXXXX");
-    int fd = mkstemp(t->db);
-    if (fd < 0)
+    if (tmpdb_open(t->db, &t->s) != 0)
         return -1;
-    close(fd);
     snprintf(t->tokfile, sizeof t->tokfile, "%s.token", t->db);
     write_token(t->tokfile, "tok-A");
-    if (store_open(t->db, STORE_WRITER, &t->s, NULL) != ERR_OK)
-        return -1;
     pthread_mutex_init(&t->lock, NULL);
     t->f = fk_start();
     if (!t->f)

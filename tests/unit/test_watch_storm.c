@@ -175,10 +175,7 @@ struct rig {
 static void rig_start(struct rig *r, enum mode mode) {
     memset(r, 0, sizeof *r);
     snprintf(r->db, sizeof r->db, "/tmp/test_watch_storm_XXXXXX");
-    int fd = mkstemp(r->db);
-    assert_true(fd >= 0);
-    close(fd);
-    assert_int_equal(store_open(r->db, STORE_WRITER, &r->s, NULL), ERR_OK);
+    assert_int_equal(tmpdb_open(r->db, &r->s), 0);
     pthread_mutex_init(&r->lock, NULL);
     r->f = fk_start(mode);
     assert_non_null(r->f);
