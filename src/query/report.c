@@ -8,28 +8,20 @@
 #include "base/jsonw.h"
 #include "base/xalloc.h"
 
-static void knull_int(struct jsonw *w, const char *key, int64_t v) {
+/* How knull writes a number that is not COST_NULL. */
+enum knull_as { AS_INT, AS_MONEY, AS_PERCENT };
+
+/* key: v as asked, or null when v is COST_NULL (report.h: "null when unknown"). */
+static void knull(struct jsonw *w, const char *key, int64_t v, enum knull_as as) {
     jsonw_key(w, key);
     if (v == COST_NULL)
         jsonw_null(w);
+    else if (as == AS_MONEY)
+        jsonw_money(w, v);
+    else if (as == AS_PERCENT)
+        jsonw_fixed(w, v, 2); /* basis points -> percent with 2 decimals */
     else
         jsonw_int(w, v);
-}
-
-static void knull_money(struct jsonw *w, const char *key, int64_t v) {
-    jsonw_key(w, key);
-    if (v == COST_NULL)
-        jsonw_null(w);
-    else
-        jsonw_money(w, v);
-}
-
-static void knull_percent(struct jsonw *w, const char *key, int64_t bp) {
-    jsonw_key(w, key);
-    if (bp == COST_NULL)
-        jsonw_null(w);
-    else
-        jsonw_fixed(w, bp, 2);
 }
 
 static const struct cost_pool_result *pool_row(const struct cost_result *r, int32_t pool) {
@@ -45,10 +37,10 @@ static void write_advice(struct jsonw *w, const struct cost_advice *a) {
     jsonw_kstr(w, "size", a->size);
     jsonw_kint(w, "reclaims", a->reclaims);
     jsonw_kint(w, "exposure_seconds", a->exposure_seconds);
-    knull_int(w, "mean_time_between_reclaims_seconds", a->mtbr_seconds);
+    knull(w, "mean_time_between_reclaims_seconds", a->mtbr_seconds, AS_INT);
     jsonw_kint(w, "checkpoint_samples", a->checkpoint_samples);
-    knull_int(w, "mean_checkpoint_seconds", a->mean_checkpoint_seconds);
-    knull_int(w, "interval_seconds", a->interval_seconds);
+    knull(w, "mean_checkpoint_seconds", a->mean_checkpoint_seconds, AS_INT);
+    knull(w, "interval_seconds", a->interval_seconds, AS_INT);
     jsonw_obj_end(w);
 }
 
@@ -65,9 +57,9 @@ static void write_reclaim(struct jsonw *w, const struct cost_reclaim *c) {
     jsonw_ktime(w, "last_resumed_at", c->last_resumed_at);
     jsonw_kint(w, "tasks_interrupted", c->tasks_interrupted);
     jsonw_kint(w, "tasks_resumed", c->tasks_resumed);
-    knull_int(w, "signal_to_gone_seconds", c->signal_to_gone_seconds);
-    knull_int(w, "replacement_delay_seconds", c->replacement_delay_seconds);
-    knull_int(w, "return_to_useful_work_seconds", c->return_to_useful_work_seconds);
+    knull(w, "signal_to_gone_seconds", c->signal_to_gone_seconds, AS_INT);
+    knull(w, "replacement_delay_seconds", c->replacement_delay_seconds, AS_INT);
+    knull(w, "return_to_useful_work_seconds", c->return_to_useful_work_seconds, AS_INT);
     jsonw_obj_end(w);
 }
 
@@ -111,31 +103,17 @@ struct basis_money {
     int64_t savings_bp, overhead_bp;
 };
 
+/* cost_config_result and cost_basis_config name these members alike. */
+#define BASIS_MONEY(x)                                                                             \
+    (struct basis_money) {                                                                         \
+        (x)->tasks_succeeded, (x)->cost, (x)->cost_per_successful_task, (x)->allocated_cost,       \
+            (x)->useful_cost, (x)->restore_cost, (x)->wasted_cost, (x)->running_cost,              \
+            (x)->idle_cost, (x)->savings_vs_on_demand_bp, (x)->measured_overhead_bp                \
+    }
+
 static struct basis_money money_of(const struct cost_config_result *c,
                                    const struct cost_basis_config *bc) {
-    if (bc)
-        return (struct basis_money){bc->tasks_succeeded,
-                                    bc->cost,
-                                    bc->cost_per_successful_task,
-                                    bc->allocated_cost,
-                                    bc->useful_cost,
-                                    bc->restore_cost,
-                                    bc->wasted_cost,
-                                    bc->running_cost,
-                                    bc->idle_cost,
-                                    bc->savings_vs_on_demand_bp,
-                                    bc->measured_overhead_bp};
-    return (struct basis_money){c->tasks_succeeded,
-                                c->cost,
-                                c->cost_per_successful_task,
-                                c->allocated_cost,
-                                c->useful_cost,
-                                c->restore_cost,
-                                c->wasted_cost,
-                                c->running_cost,
-                                c->idle_cost,
-                                c->savings_vs_on_demand_bp,
-                                c->measured_overhead_bp};
+    return bc ? BASIS_MONEY(bc) : BASIS_MONEY(c);
 }
 
 static void write_config(struct jsonw *w, const struct cost_result *r,
@@ -153,7 +131,7 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_kint(w, "duplicates", c->duplicates);
     jsonw_kint(w, "duplicate_seconds", c->duplicate_seconds);
     jsonw_kmoney(w, "cost", m.cost);
-    knull_money(w, "cost_per_successful_task", m.per_task);
+    knull(w, "cost_per_successful_task", m.per_task, AS_MONEY);
     jsonw_kmoney(w, "allocated_cost", m.allocated);
     jsonw_kmoney(w, "useful_cost", m.useful);
     jsonw_kmoney(w, "restore_cost", m.restore);
@@ -164,8 +142,8 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_obj(w);
     jsonw_kint(w, "samples", c->restore.samples);
     jsonw_kint(w, "total", c->restore.total);
-    knull_int(w, "p50", c->restore.p50);
-    knull_int(w, "p95", c->restore.p95);
+    knull(w, "p50", c->restore.p50, AS_INT);
+    knull(w, "p95", c->restore.p95, AS_INT);
     jsonw_obj_end(w);
     jsonw_key(w, "node_seconds_by_pool");
     jsonw_arr(w);
@@ -185,9 +163,9 @@ static void write_config(struct jsonw *w, const struct cost_result *r,
     jsonw_kmoney(w, "useful_cost_at_on_demand", c->useful_at_on_demand);
     jsonw_kint(w, "counterfactual_tasks", c->counterfactual_tasks);
     jsonw_kmoney(w, "counterfactual_cost", c->counterfactual_cost);
-    knull_percent(w, "savings_vs_on_demand_percent", m.savings_bp);
-    knull_percent(w, "break_even_overhead_percent", c->break_even_overhead_bp);
-    knull_percent(w, "measured_overhead_percent", m.overhead_bp);
+    knull(w, "savings_vs_on_demand_percent", m.savings_bp, AS_PERCENT);
+    knull(w, "break_even_overhead_percent", c->break_even_overhead_bp, AS_PERCENT);
+    knull(w, "measured_overhead_percent", m.overhead_bp, AS_PERCENT);
     jsonw_key(w, "checkpoint_advice");
     if (c->advice >= 0 && (size_t)c->advice < r->n_advice)
         write_advice(w, &r->advice[c->advice]);
@@ -216,7 +194,7 @@ static void write_counterfactual(struct jsonw *w, const struct cost_counterfactu
     jsonw_kint(w, "tasks_run_time", cf->tasks_run_time);
     jsonw_kint(w, "work_seconds", cf->work_seconds);
     jsonw_kmoney(w, "cost", cf->cost);
-    knull_money(w, "cost_per_successful_task", cf->cost_per_successful_task);
+    knull(w, "cost_per_successful_task", cf->cost_per_successful_task, AS_MONEY);
     jsonw_obj_end(w);
 }
 
@@ -243,7 +221,8 @@ static void write_pool(struct jsonw *w, const struct cost_pool_result *p) {
     jsonw_kstr(w, "pool", p->name);
     jsonw_kstr(w, "size", p->size);
     jsonw_kstr(w, "capacity_type", cost_capacity_name(p->capacity));
-    knull_money(w, "on_demand_price_hourly", p->od_price_hourly ? p->od_price_hourly : COST_NULL);
+    knull(w, "on_demand_price_hourly", p->od_price_hourly ? p->od_price_hourly : COST_NULL,
+          AS_MONEY);
     jsonw_kint(w, "nodes", p->nodes);
     jsonw_kint(w, "node_seconds", p->seconds);
     jsonw_kmoney(w, "cost", p->total);
@@ -253,84 +232,85 @@ static void write_pool(struct jsonw *w, const struct cost_pool_result *p) {
     jsonw_obj_end(w);
 }
 
-/* Truncates out back to its length before a failed write. */
-static enum err finish(struct jsonw *w, struct buf *out, size_t mark) {
-    if (w->rc != ERR_OK && out->data) {
+/* Writes one JSON document, body's, after out's content; a failed write leaves out
+ * as it was. comp: the completion basis (summary only, may be NULL). */
+typedef void write_body_fn(struct jsonw *w, const struct cost_result *r,
+                           const struct cost_completion *comp);
+static enum err write_doc(const struct cost_result *r, const struct cost_completion *comp,
+                          struct buf *out, write_body_fn *body) {
+    if (!r || !out)
+        return ERR_INVAL;
+    size_t mark = out->len;
+    struct jsonw w;
+    jsonw_init(&w, out);
+    body(&w, r, comp);
+    if (w.rc != ERR_OK && out->data) {
         out->len = mark;
         out->data[mark] = '\0';
     }
-    return w->rc;
+    return w.rc;
 }
 
 enum err report_summary_json(const struct cost_result *r, struct buf *out) {
     return report_summary_basis_json(r, NULL, out);
 }
 
-enum err report_summary_basis_json(const struct cost_result *r, const struct cost_completion *comp,
-                                   struct buf *out) {
-    if (!r || !out)
-        return ERR_INVAL;
-    size_t mark = out->len;
-    struct jsonw w;
-    jsonw_init(&w, out);
-    jsonw_obj(&w);
-    jsonw_key(&w, "window");
-    jsonw_obj(&w);
-    jsonw_ktime(&w, "from", r->from);
-    jsonw_ktime(&w, "to", r->to);
-    jsonw_obj_end(&w);
-    jsonw_ktime(&w, "now", r->now);
-    jsonw_kstr(&w, "cost_basis", comp ? "completion" : "accrual");
-    jsonw_kstr(&w, "cost_basis_description",
+static void summary_body(struct jsonw *w, const struct cost_result *r,
+                         const struct cost_completion *comp) {
+    jsonw_obj(w);
+    jsonw_key(w, "window");
+    jsonw_obj(w);
+    jsonw_ktime(w, "from", r->from);
+    jsonw_ktime(w, "to", r->to);
+    jsonw_obj_end(w);
+    jsonw_ktime(w, "now", r->now);
+    jsonw_kstr(w, "cost_basis", comp ? "completion" : "accrual");
+    jsonw_kstr(w, "cost_basis_description",
                comp ? "the tasks that succeeded in the window, each with the whole cost of all its "
                       "attempts and its share of idle in the windows they ran (also before the "
                       "window); node, pool and reconciliation totals stay on the accrual basis"
                     : "the money spent in the window: attempts clipped to the window and the "
                       "window's idle (reconciles to invoices)");
-    jsonw_kbool(&w, "partial", r->partial);
+    jsonw_kbool(w, "partial", r->partial);
     if (comp) {
-        jsonw_key(&w, "completion_span");
-        jsonw_obj(&w);
-        jsonw_ktime(&w, "from", comp->span_from);
-        jsonw_ktime(&w, "to", comp->span_to);
-        jsonw_kint(&w, "windows", comp->windows);
-        jsonw_obj_end(&w);
+        jsonw_key(w, "completion_span");
+        jsonw_obj(w);
+        jsonw_ktime(w, "from", comp->span_from);
+        jsonw_ktime(w, "to", comp->span_to);
+        jsonw_kint(w, "windows", comp->windows);
+        jsonw_obj_end(w);
     }
-    jsonw_key(&w, "configurations");
-    jsonw_arr(&w);
+    jsonw_key(w, "configurations");
+    jsonw_arr(w);
     for (int c = 0; c < COST_NCONFIG; c++)
         if (r->configs[c].selected)
-            write_config(&w, r, &r->configs[c], comp ? &comp->configs[c] : NULL);
+            write_config(w, r, &r->configs[c], comp ? &comp->configs[c] : NULL);
     if (r->configs[COST_SPOT].selected || r->configs[COST_FALLBACK].selected)
-        write_counterfactual(&w, &r->counterfactual);
-    jsonw_arr_end(&w);
-    jsonw_kmoney(&w, "nodes_total_cost", r->nodes_total);
-    jsonw_kmoney(&w, "allocated_cost", r->allocated_total);
-    jsonw_kmoney(&w, "idle_cost", r->idle_total);
-    jsonw_kmoney(&w, "unattributed_idle_cost", r->unattributed_idle);
-    jsonw_kmoney(&w, "excluded_cost", r->excluded_cost);
-    jsonw_kint(&w, "attempts_unscheduled", r->attempts_unscheduled);
-    jsonw_key(&w, "reclaims");
-    jsonw_arr(&w);
+        write_counterfactual(w, &r->counterfactual);
+    jsonw_arr_end(w);
+    jsonw_kmoney(w, "nodes_total_cost", r->nodes_total);
+    jsonw_kmoney(w, "allocated_cost", r->allocated_total);
+    jsonw_kmoney(w, "idle_cost", r->idle_total);
+    jsonw_kmoney(w, "unattributed_idle_cost", r->unattributed_idle);
+    jsonw_kmoney(w, "excluded_cost", r->excluded_cost);
+    jsonw_kint(w, "attempts_unscheduled", r->attempts_unscheduled);
+    jsonw_key(w, "reclaims");
+    jsonw_arr(w);
     for (size_t i = 0; i < r->n_reclaims; i++)
-        write_reclaim(&w, &r->reclaims[i]);
-    jsonw_arr_end(&w);
-    jsonw_key(&w, "checkpoint_advice");
-    jsonw_arr(&w);
+        write_reclaim(w, &r->reclaims[i]);
+    jsonw_arr_end(w);
+    jsonw_key(w, "checkpoint_advice");
+    jsonw_arr(w);
     for (size_t i = 0; i < r->n_advice; i++)
-        write_advice(&w, &r->advice[i]);
-    jsonw_arr_end(&w);
-    jsonw_obj_end(&w);
-    return finish(&w, out, mark);
+        write_advice(w, &r->advice[i]);
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
 }
 
-enum err report_nodes_json(const struct cost_result *r, struct buf *out) {
-    if (!r || !out)
-        return ERR_INVAL;
-    size_t mark = out->len;
-    struct jsonw w;
-    jsonw_init(&w, out);
-    jsonw_arr(&w);
+static void nodes_body(struct jsonw *w, const struct cost_result *r,
+                       const struct cost_completion *comp) {
+    (void)comp;
+    jsonw_arr(w);
     const struct cost_node_result **order = xcalloc(r->n_nodes + 1, sizeof *order);
     for (size_t i = 0; i < r->n_nodes; i++)
         order[i] = &r->nodes[i];
@@ -338,40 +318,48 @@ enum err report_nodes_json(const struct cost_result *r, struct buf *out) {
         qsort(order, r->n_nodes, sizeof *order, cmp_node_ptr);
     for (size_t i = 0; i < r->n_nodes; i++)
         if (order[i]->seconds > 0)
-            write_node(&w, r, order[i]);
+            write_node(w, r, order[i]);
     free(order);
-    jsonw_arr_end(&w);
-    return finish(&w, out, mark);
+    jsonw_arr_end(w);
 }
 
-enum err report_reclaims_json(const struct cost_result *r, struct buf *out) {
-    if (!r || !out)
-        return ERR_INVAL;
-    size_t mark = out->len;
-    struct jsonw w;
-    jsonw_init(&w, out);
-    jsonw_arr(&w);
+static void reclaims_body(struct jsonw *w, const struct cost_result *r,
+                          const struct cost_completion *comp) {
+    (void)comp;
+    jsonw_arr(w);
     for (size_t i = 0; i < r->n_reclaims; i++)
-        write_reclaim(&w, &r->reclaims[i]);
-    jsonw_arr_end(&w);
-    return finish(&w, out, mark);
+        write_reclaim(w, &r->reclaims[i]);
+    jsonw_arr_end(w);
 }
 
-enum err report_pools_json(const struct cost_result *r, struct buf *out) {
-    if (!r || !out)
-        return ERR_INVAL;
-    size_t mark = out->len;
-    struct jsonw w;
-    jsonw_init(&w, out);
-    jsonw_arr(&w);
+static void pools_body(struct jsonw *w, const struct cost_result *r,
+                       const struct cost_completion *comp) {
+    (void)comp;
+    jsonw_arr(w);
     const struct cost_pool_result **order = pools_sorted(r);
     for (size_t p = 0; p < r->n_pools; p++) {
         const struct cost_pool_result *pr = order[p];
         if (pr->pool < 0 && pr->nodes == 0)
             continue; /* the unknown pool, unused */
-        write_pool(&w, pr);
+        write_pool(w, pr);
     }
     free(order);
-    jsonw_arr_end(&w);
-    return finish(&w, out, mark);
+    jsonw_arr_end(w);
+}
+
+enum err report_summary_basis_json(const struct cost_result *r, const struct cost_completion *comp,
+                                   struct buf *out) {
+    return write_doc(r, comp, out, summary_body);
+}
+
+enum err report_nodes_json(const struct cost_result *r, struct buf *out) {
+    return write_doc(r, NULL, out, nodes_body);
+}
+
+enum err report_reclaims_json(const struct cost_result *r, struct buf *out) {
+    return write_doc(r, NULL, out, reclaims_body);
+}
+
+enum err report_pools_json(const struct cost_result *r, struct buf *out) {
+    return write_doc(r, NULL, out, pools_body);
 }
