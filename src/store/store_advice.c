@@ -133,134 +133,147 @@ static enum err finish(struct store *s, sqlite3_stmt *st, int r, const char *wha
     return rc;
 }
 
-static enum err load_pools(struct store *s, struct store_advice_data *d) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_POOLS, &st);
-    if (rc != ERR_OK)
-        return rc;
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->pools, d->in.n_pools, cap);
-        struct advice_pool *p = &d->pools[d->in.n_pools++];
-        memset(p, 0, sizeof *p);
-        p->id = keep(d, st, 0);
-        p->name = keep(d, st, 1);
-        p->size = keep(d, st, 2);
-        p->cluster_id = keep(d, st, 3);
-        p->spot = col_is(st, 4, "spot");
-        p->auto_scale = store_col_or(st, 5, 0) != 0;
-        p->min_nodes = store_col_or(st, 6, -1);
-        p->max_nodes = store_col_or(st, 7, -1);
-        p->node_count = store_col_or(st, 8, -1);
-        p->labels_json = keep(d, st, 9);
-        p->taints_json = keep(d, st, 10);
-        p->price_hourly = store_col_or(st, 11, 0);
-        p->deleted_at = store_col_or(st, 12, 0);
-    }
-    return finish(s, st, r, "advice pools");
+/* One row of a list query into the record at out (zeroed); arg: the load's. */
+typedef void row_fn(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg);
+
+static void pool_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+    (void)arg;
+    struct advice_pool *p = out;
+    p->id = keep(d, st, 0);
+    p->name = keep(d, st, 1);
+    p->size = keep(d, st, 2);
+    p->cluster_id = keep(d, st, 3);
+    p->spot = col_is(st, 4, "spot");
+    p->auto_scale = store_col_or(st, 5, 0) != 0;
+    p->min_nodes = store_col_or(st, 6, -1);
+    p->max_nodes = store_col_or(st, 7, -1);
+    p->node_count = store_col_or(st, 8, -1);
+    p->labels_json = keep(d, st, 9);
+    p->taints_json = keep(d, st, 10);
+    p->price_hourly = store_col_or(st, 11, 0);
+    p->deleted_at = store_col_or(st, 12, 0);
 }
 
-static enum err load_sizes(struct store *s, struct store_advice_data *d) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_SIZES, &st);
-    if (rc != ERR_OK)
-        return rc;
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->sizes, d->in.n_sizes, cap);
-        struct advice_size *z = &d->sizes[d->in.n_sizes++];
-        z->slug = keep(d, st, 0);
-        z->vcpus = store_col_or(st, 1, -1);
-        z->memory_mb = store_col_or(st, 2, -1);
-        z->gpu_count = store_col_or(st, 3, -1);
-        z->gpu_model = keep(d, st, 4);
-        z->gpu_vram_gb = store_col_or(st, 5, -1);
-    }
-    return finish(s, st, r, "advice sizes");
+static void size_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+    (void)arg;
+    struct advice_size *z = out;
+    z->slug = keep(d, st, 0);
+    z->vcpus = store_col_or(st, 1, -1);
+    z->memory_mb = store_col_or(st, 2, -1);
+    z->gpu_count = store_col_or(st, 3, -1);
+    z->gpu_model = keep(d, st, 4);
+    z->gpu_vram_gb = store_col_or(st, 5, -1);
 }
 
-static enum err load_nodes(struct store *s, struct store_advice_data *d, int64_t since) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_NODES, &st);
-    if (rc != ERR_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, since);
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->nodes, d->in.n_nodes, cap);
-        struct advice_node *n = &d->nodes[d->in.n_nodes++];
-        n->name = keep(d, st, 0);
-        n->pool_id = keep(d, st, 1);
-        n->spot = col_is(st, 2, "spot");
-        n->created_at = store_col_or(st, 3, 0);
-        n->ready_at = store_col_or(st, 4, 0);
-        n->deleted_at = store_col_or(st, 5, 0);
-    }
-    return finish(s, st, r, "advice nodes");
+static void node_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+    (void)arg;
+    struct advice_node *n = out;
+    n->name = keep(d, st, 0);
+    n->pool_id = keep(d, st, 1);
+    n->spot = col_is(st, 2, "spot");
+    n->created_at = store_col_or(st, 3, 0);
+    n->ready_at = store_col_or(st, 4, 0);
+    n->deleted_at = store_col_or(st, 5, 0);
 }
 
-static enum err load_reclaims(struct store *s, struct store_advice_data *d, int64_t since,
-                              int64_t until) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_RECLAIMS, &st);
-    if (rc != ERR_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, since);
-    sqlite3_bind_int64(st, 2, until);
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->reclaims, d->in.n_reclaims, cap);
-        struct advice_reclaim *x = &d->reclaims[d->in.n_reclaims++];
-        x->pool_id = keep(d, st, 0);
-        x->detected_at = store_col_or(st, 1, 0);
-        x->signal_at = store_col_or(st, 2, 0);
-    }
-    return finish(s, st, r, "advice reclaims");
+static void reclaim_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+    (void)arg;
+    struct advice_reclaim *x = out;
+    x->pool_id = keep(d, st, 0);
+    x->detected_at = store_col_or(st, 1, 0);
+    x->signal_at = store_col_or(st, 2, 0);
 }
 
-static enum err load_jobs(struct store *s, struct store_advice_data *d, int64_t since,
-                          int64_t until, enum cost_config dflt) {
+/* arg: the enum cost_config of a Job that names none */
+static void job_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+    struct advice_job *j = out;
+    j->uid = keep(d, st, 0);
+    j->ns = keep(d, st, 1);
+    j->name = keep(d, st, 2);
+    const char *c = (const char *)sqlite3_column_text(st, 3);
+    if (!c || cost_config_parse(c, &j->config) != ERR_OK)
+        j->config = *(const enum cost_config *)arg;
+    j->backoff_limit = store_col_or(st, 4, -1);
+    j->ttl_after_finished = store_col_or(st, 5, -1);
+    j->has_pod_failure_policy = store_col_or(st, 6, 0) != 0;
+    j->pfp_ignores_disruption = store_col_or(st, 7, 0) != 0;
+    j->spec_json = keep(d, st, 8);
+    j->tasks = store_col_or(st, 9, 0);
+    j->tasks_failed = store_col_or(st, 10, 0);
+    j->outcomes_lost = store_col_or(st, 11, 0);
+    j->last_seen = store_col_or(st, 12, 0);
+    j->attempts = store_col_or(st, 13, 0);
+    j->interrupted = store_col_or(st, 14, 0);
+    j->checkpoint_reports = store_col_or(st, 15, 0);
+}
+
+static void pdb_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+    (void)arg;
+    struct advice_pdb *b = out;
+    b->ns = keep(d, st, 0);
+    b->name = keep(d, st, 1);
+    b->max_unavailable = store_col_or(st, 2, -1);
+    b->max_unavailable_pct = store_col_or(st, 3, -1);
+    b->min_available = store_col_or(st, 4, -1);
+    b->min_available_pct = store_col_or(st, 5, -1);
+    b->expected_pods = store_col_or(st, 6, -1);
+    b->pods_on_spot = store_col_or(st, 7, 0);
+    b->spot_pool_id = keep(d, st, 8);
+}
+
+/* A list query: its SQL, how many of (since, until, max + 1) it binds as ?1.., the
+ * bytes of a record, the row reader and what a failure names. max: 0 = no cap;
+ * otherwise rows past it are counted in *truncated, not kept. */
+struct list_query {
+    const char *sql;
+    int binds;
+    size_t elem;
+    row_fn *row;
+    const char *what;
+    size_t max;
+};
+
+static const struct list_query Q_POOLS = {SQL_POOLS,      0, sizeof(struct advice_pool), pool_row,
+                                          "advice pools", 0};
+static const struct list_query Q_SIZES = {SQL_SIZES,      0, sizeof(struct advice_size), size_row,
+                                          "advice sizes", 0};
+static const struct list_query Q_NODES = {SQL_NODES,      1, sizeof(struct advice_node), node_row,
+                                          "advice nodes", 0};
+static const struct list_query Q_RECLAIMS = {
+    SQL_RECLAIMS, 2, sizeof(struct advice_reclaim), reclaim_row, "advice reclaims", 0};
+static const struct list_query Q_JOBS = {
+    SQL_JOBS, 3, sizeof(struct advice_job), job_row, "advice jobs", STORE_ADVICE_MAX_JOBS};
+static const struct list_query Q_PDBS = {SQL_PDBS,      2, sizeof(struct advice_pdb), pdb_row,
+                                         "advice pdbs", 0};
+
+/* The rows of q, appended as records to a new array (*v, *n; the caller owns *v
+ * also on an error). */
+static enum err load_list(struct store *s, struct store_advice_data *d, const struct list_query *q,
+                          int64_t since, int64_t until, const void *arg, void **v, size_t *n,
+                          bool *truncated) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_JOBS, &st);
+    enum err rc = store_stmt(s, q->sql, &st);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, since);
-    sqlite3_bind_int64(st, 2, until);
-    sqlite3_bind_int64(st, 3, STORE_ADVICE_MAX_JOBS + 1);
+    const int64_t bind[3] = {since, until, (int64_t)q->max + 1};
+    for (int i = 0; i < q->binds; i++)
+        sqlite3_bind_int64(st, i + 1, bind[i]);
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (d->in.n_jobs == STORE_ADVICE_MAX_JOBS) {
-            d->jobs_truncated = true;
+        if (q->max && *n == q->max) {
+            *truncated = true;
             continue;
         }
-        STORE_GROW(d->jobs, d->in.n_jobs, cap);
-        struct advice_job *j = &d->jobs[d->in.n_jobs++];
-        memset(j, 0, sizeof *j);
-        j->uid = keep(d, st, 0);
-        j->ns = keep(d, st, 1);
-        j->name = keep(d, st, 2);
-        const char *c = (const char *)sqlite3_column_text(st, 3);
-        if (!c || cost_config_parse(c, &j->config) != ERR_OK)
-            j->config = dflt;
-        j->backoff_limit = store_col_or(st, 4, -1);
-        j->ttl_after_finished = store_col_or(st, 5, -1);
-        j->has_pod_failure_policy = store_col_or(st, 6, 0) != 0;
-        j->pfp_ignores_disruption = store_col_or(st, 7, 0) != 0;
-        j->spec_json = keep(d, st, 8);
-        j->tasks = store_col_or(st, 9, 0);
-        j->tasks_failed = store_col_or(st, 10, 0);
-        j->outcomes_lost = store_col_or(st, 11, 0);
-        j->last_seen = store_col_or(st, 12, 0);
-        j->attempts = store_col_or(st, 13, 0);
-        j->interrupted = store_col_or(st, 14, 0);
-        j->checkpoint_reports = store_col_or(st, 15, 0);
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            *v = xrealloc(*v, cap * q->elem);
+        }
+        void *rec = (char *)*v + (*n)++ * q->elem;
+        memset(rec, 0, q->elem);
+        q->row(d, st, rec, arg);
     }
-    return finish(s, st, r, "advice jobs");
+    return finish(s, st, r, q->what);
 }
 
 static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t since,
@@ -277,32 +290,6 @@ static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t s
         r = SQLITE_DONE;
     }
     return finish(s, st, r, "advice lag");
-}
-
-static enum err load_pdbs(struct store *s, struct store_advice_data *d, int64_t since,
-                          int64_t until) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_PDBS, &st);
-    if (rc != ERR_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, since);
-    sqlite3_bind_int64(st, 2, until);
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->pdbs, d->in.n_pdbs, cap);
-        struct advice_pdb *b = &d->pdbs[d->in.n_pdbs++];
-        b->ns = keep(d, st, 0);
-        b->name = keep(d, st, 1);
-        b->max_unavailable = store_col_or(st, 2, -1);
-        b->max_unavailable_pct = store_col_or(st, 3, -1);
-        b->min_available = store_col_or(st, 4, -1);
-        b->min_available_pct = store_col_or(st, 5, -1);
-        b->expected_pods = store_col_or(st, 6, -1);
-        b->pods_on_spot = store_col_or(st, 7, 0);
-        b->spot_pool_id = keep(d, st, 8);
-    }
-    return finish(s, st, r, "advice pdbs");
 }
 
 static enum err load_cluster(struct store *s, struct store_advice_data *d, const char *cluster_id) {
@@ -324,19 +311,35 @@ enum err store_advice_load(struct store *s, int64_t since, int64_t until,
                            struct store_advice_data **out) {
     struct store_advice_data *d = xcalloc(1, sizeof *d);
     d->in.watch_lag_seconds = -1;
-    enum err rc = load_pools(s, d);
+    void *v[6] = {0};
+    size_t n[6] = {0};
+    bool truncated = false;
+    enum err rc = load_list(s, d, &Q_POOLS, since, until, NULL, &v[0], &n[0], &truncated);
     if (rc == ERR_OK)
-        rc = load_sizes(s, d);
+        rc = load_list(s, d, &Q_SIZES, since, until, NULL, &v[1], &n[1], &truncated);
     if (rc == ERR_OK)
-        rc = load_nodes(s, d, since);
+        rc = load_list(s, d, &Q_NODES, since, until, NULL, &v[2], &n[2], &truncated);
     if (rc == ERR_OK)
-        rc = load_reclaims(s, d, since, until);
+        rc = load_list(s, d, &Q_RECLAIMS, since, until, NULL, &v[3], &n[3], &truncated);
     if (rc == ERR_OK)
-        rc = load_jobs(s, d, since, until, default_config);
+        rc = load_list(s, d, &Q_JOBS, since, until, &default_config, &v[4], &n[4], &truncated);
+    if (rc == ERR_OK)
+        rc = load_list(s, d, &Q_PDBS, since, until, NULL, &v[5], &n[5], &truncated);
+    d->pools = v[0];
+    d->sizes = v[1];
+    d->nodes = v[2];
+    d->reclaims = v[3];
+    d->jobs = v[4];
+    d->pdbs = v[5];
+    d->in.n_pools = n[0];
+    d->in.n_sizes = n[1];
+    d->in.n_nodes = n[2];
+    d->in.n_reclaims = n[3];
+    d->in.n_jobs = n[4];
+    d->in.n_pdbs = n[5];
+    d->jobs_truncated = truncated; /* only Q_JOBS has a cap */
     if (rc == ERR_OK)
         rc = load_lag(s, d, since, until);
-    if (rc == ERR_OK)
-        rc = load_pdbs(s, d, since, until);
     if (rc == ERR_OK)
         rc = load_cluster(s, d, cluster_id);
     if (rc != ERR_OK) {
