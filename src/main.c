@@ -13,6 +13,7 @@
 #include "service/app.h"
 #include "service/check.h"
 #include "service/config.h"
+#include "service/daykeeper.h"
 #include "service/exporter.h"
 #include "service/fleet.h"
 #include "source/do_clusters.h"
@@ -186,6 +187,7 @@ int main(int argc, char **argv) {
     struct watch_k8s *k8s = NULL;
     struct poll_do *do_poller = NULL;
     struct exporter *exporter = NULL;
+    struct daykeeper *keeper = NULL;
     struct fleet *fleet = NULL;
     int migrated = 0;
     struct kube_conn kc;
@@ -295,6 +297,12 @@ serve:
         goto out;
     }
 
+    /* closed days' partial sums, kept off the request path (docs/performance.md) */
+    if (cfg.compose_days && daykeeper_start(&app, cfg.db, &keeper) != ERR_OK) {
+        fprintf(stderr, "spotledger: cannot start the closed days' background pass\n");
+        goto out;
+    }
+
     struct server_options so = {
         .host = cfg.listen_host,
         .port = cfg.listen_port,
@@ -325,6 +333,7 @@ out:
     poll_do_free(do_poller); /* stops and joins before the store closes */
     fleet_free(fleet);
     export_stop(exporter);
+    daykeeper_stop(keeper); /* before the writer closes */
     store_free(db);
     kube_conn_release(&kc); /* after the watcher: it borrowed kc */
     curl_global_cleanup();

@@ -91,15 +91,14 @@ bool api_calc_window(struct request *req, struct response *resp, const struct ap
     struct calc_settings local;
     const struct calc_settings *cfg = api_calc_settings(req, q, &local);
     struct compose_stats st;
-    /* Composition is opt-in (--compose-days): with precise change marks (schema 010,
-     * 011) a poll invalidates only the days its rows reach, but on a live stack new
-     * days keep closing and each is computed from its own rows, slower per day than
-     * one direct load: a year played through spotsim, window start..last midnight,
-     * took 0.15-97 s composed vs 0.04-2.6 s direct (docs/performance.md). */
+    /* Composition is the default (off: --no-compose-days): the background pass
+     * (service/daykeeper.h) keeps closed days; a window reads them and computes
+     * only the days not kept yet, one load per run of them, and is computed
+     * directly when none is kept (docs/performance.md "Kept off the request path"). */
     enum err rc = ERR_NOTFOUND;
     /* stored days are the fleet's: a cluster= window is always computed */
     if (app && app->cfg && app->cfg->compose_days && !q->clusters[0])
-        rc = compose_run(req->db, app->writer, &app->writer_lock, cfg, &cq, out, &st);
+        rc = compose_stored(req->db, cfg, &cq, out, &st);
     if (rc == ERR_OK) {
         log_msg(
             LOG_DEBUG, "api: window composed: %lld days (%lld stored, %lld computed, %lld kept)",

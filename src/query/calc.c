@@ -74,38 +74,41 @@ enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t loa
 }
 
 /* The partial flag of a composed window (no task of it was loaded): a task the
- * window cuts reaches across one of its edges, so the tasks loaded at each edge
- * (store_cost_load_edge) are passed over q's window; the cut test (cost.h
- * cost_result.partial) reads only their held intervals. */
+ * window cuts reaches across one of its edges, so the tasks at each edge
+ * (store_cost_load_edge_tasks, over the window's own pools, nodes and prices:
+ * those a direct computation of the window prices) are passed over q's window;
+ * the cut test (cost.h cost_result.partial) reads only their held intervals. */
 static enum err edge_partial(struct store *db, const struct calc_settings *cfg,
-                             const struct cost_query *q, struct cost_result *res) {
+                             const struct cost_query *q, const struct calc *win,
+                             const struct cost_index *node_ix, struct cost_result *res) {
     const int64_t edges[2] = {q->from, q->to};
     for (int k = 0; k < 2; k++) {
-        struct calc e;
-        memset(&e, 0, sizeof e);
-        e.cfg = cfg;
         struct store_cost_opts o = calc_store_opts(cfg);
-        enum err rc = store_cost_load_edge(db, edges[k], &o, &e.data);
+        struct store_cost_data *d = NULL;
+        enum err rc = store_cost_load_edge_tasks(db, edges[k], &o, win->data, node_ix, &d);
         if (rc != ERR_OK)
             return rc;
-        build_od(&e);
-        rc = calc_recompute(&e, q);
-        if (rc != ERR_OK) {
-            calc_release(&e);
+        struct cost_query cq = *q;
+        cq.od_sizes = win->od; /* the window's On-Demand sizes (q's own) */
+        cq.n_od_sizes = win->n_od;
+        struct cost_result *r = NULL;
+        rc = cost_compute(&d->in, &cq, &r);
+        store_cost_free(d);
+        if (rc != ERR_OK)
             return rc;
-        }
         for (int c = 0; c < COST_NCONFIG; c++)
-            if (e.res->configs[c].partial)
+            if (r->configs[c].partial)
                 res->configs[c].partial = true;
-        res->partial = res->partial || e.res->partial;
-        calc_release(&e);
+        res->partial = res->partial || r->partial;
+        cost_result_free(r);
     }
     return ERR_OK;
 }
 
 enum err calc_compose(struct store *db, struct store_cost_data *data,
-                      const struct calc_settings *cfg, const struct cost_query *q,
-                      const struct cost_partial *sum, struct calc *out) {
+                      const struct cost_index *node_ix, const struct calc_settings *cfg,
+                      const struct cost_query *q, const struct cost_partial *sum,
+                      struct calc *out) {
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
     out->data = data;
@@ -118,7 +121,7 @@ enum err calc_compose(struct store *db, struct store_cost_data *data,
         cq.now = cq.from;
     rc = cost_compose(&out->data->in, &cq, sum, &out->res);
     if (rc == ERR_OK)
-        rc = edge_partial(db, cfg, &cq, out->res);
+        rc = edge_partial(db, cfg, &cq, out, node_ix, out->res);
     if (rc != ERR_OK)
         calc_release(out);
     return rc;

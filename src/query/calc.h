@@ -52,12 +52,13 @@ enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64
 /* Composes q from sum, the normalized partials of q's parts (cost_compose),
  * over data (store_cost_load_nodes of q's window; taken: out owns it, released
  * on error too).
- * The partial flag (no task is loaded for the sum) comes from the tasks alive
- * at q's two edges (store_cost_load_edge) passed over q.
+ * The partial flag (no task is loaded for the sum) comes from the tasks at q's
+ * two edges (store_cost_load_edge_tasks over data; node_ix indexes data's nodes
+ * by name, NULL when there are none) passed over q.
  * On error *out is released. */
 enum err calc_compose(struct store *db, struct store_cost_data *data,
-                      const struct calc_settings *cfg, const struct cost_query *q,
-                      const struct cost_partial *sum, struct calc *out);
+                      const struct cost_index *node_ix, const struct calc_settings *cfg,
+                      const struct cost_query *q, const struct cost_partial *sum, struct calc *out);
 /* The completion basis of q (cost.h cost_completion): loads [load_from,
  * load_to) as calc_run does, widens the load to the grid windows the tasks
  * succeeding in q's window held nodes in (cost_completion_span), computes q's

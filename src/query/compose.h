@@ -38,4 +38,34 @@ enum err compose_run(struct store *db, struct store *writer, pthread_mutex_t *wr
                      const struct calc_settings *cfg, const struct cost_query *q, struct calc *out,
                      struct compose_stats *stats);
 
+/* The request path's composition: like compose_run, but days not stored under
+ * their current version are not computed one by one nor kept: each run of them
+ * is captured in one load (as a direct computation of that run would be), the
+ * background pass (compose_keep_days) keeps days. ERR_NOTFOUND also when no
+ * whole day of the window is stored (the caller's calc_run is the same work).
+ * Reads only db. */
+enum err compose_stored(struct store *db, const struct calc_settings *cfg,
+                        const struct cost_query *q, struct calc *out, struct compose_stats *stats);
+
+/* The background pass's state (days found not closed, skipped until their
+ * version moves). */
+struct compose_keeper;
+struct compose_keeper *compose_keeper_new(void);
+void compose_keeper_free(struct compose_keeper *kp);
+
+/* Computes and keeps (on writer, under *writer_lock, only for each batch's
+ * write) up to max_days closed days of [d0, d1) not stored under their current
+ * version, newest first; days not closed at `now` are remembered in kp and not
+ * computed again until their version moves. A day is computed only when its
+ * current version has been seen by kp's passes for settle_ms or more (mono_ms:
+ * a monotonic clock; 0 computes at once): a day whose rows are still coming
+ * would be replaced at once. Only days ended by `now`, at most the
+ * COMPOSE_MAX_DAYS last. stats: days in the range, stored before the pass,
+ * computed, kept (computed == max_days: more may be left). The work of one call
+ * is bounded by max_days days' loads. */
+enum err compose_keep_days(struct compose_keeper *kp, struct store *db, struct store *writer,
+                           pthread_mutex_t *writer_lock, const struct calc_settings *cfg,
+                           int64_t d0, int64_t d1, int64_t now, int64_t max_days, int64_t mono_ms,
+                           int64_t settle_ms, struct compose_stats *stats);
+
 #endif

@@ -48,7 +48,10 @@ static const struct opt opts[] = {
      "Kubernetes bearer token file (re-read when it changes)"},
     {"kube-ca-file", OPT_STR, OFF(kube_ca_file), 0, "PATH", "CA bundle for the Kubernetes API"},
     {"compose-days", OPT_BOOL, OFF(compose_days), 0, NULL,
-     "answer windows of 2+ days from stored closed days' partial sums (docs/performance.md)"},
+     "answer windows of 2+ days from kept closed days' partial sums (the default; "
+     "docs/performance.md)"},
+    {"no-compose-days", OPT_BOOL, OFF(no_compose_days), 0, NULL,
+     "compute every window directly: no closed days kept or composed"},
     {"no-kube", OPT_BOOL, OFF(no_kube), 0, NULL,
      "no Kubernetes watcher: account DigitalOcean only (the dashboard says so)"},
     {"kube-namespace", OPT_STR, OFF(kube_namespace), 0, "NS", "watch one namespace only"},
@@ -331,6 +334,7 @@ static void set_defaults(struct config *cfg) {
     cfg->log_level = LOG_INFO;
     cfg->max_body = 64 * 1024;
     cfg->max_response = 64 * 1024 * 1024;
+    cfg->compose_days = true;
 }
 
 enum config_result config_parse(struct config *cfg, int argc, char **argv,
@@ -440,6 +444,8 @@ enum config_result config_parse(struct config *cfg, int argc, char **argv,
     }
     if ((r = check_clusters(cfg, err, errlen)) != CONFIG_OK)
         return r;
+    if (cfg->no_compose_days)
+        cfg->compose_days = false;
     cfg->kube_in_cluster = cfg->kube_api_url == NULL && !cfg->no_kube && cfg->n_clusters == 0;
     if (!config_host_is_loopback(cfg->listen_host) && !cfg->api_token_file) {
         errf(err, errlen,

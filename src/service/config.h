@@ -55,7 +55,8 @@ struct config {
     char *job_selector;
     bool kube_in_cluster; /* no --kube-api-url: use the service account */
     bool no_kube;         /* --no-kube: DigitalOcean only, no Kubernetes watcher */
-    bool compose_days;    /* --compose-days: compose windows from stored days (off) */
+    bool compose_days;    /* compose windows from kept days (on; off: --no-compose-days) */
+    bool no_compose_days; /* --no-compose-days */
     int poll_interval;    /* seconds, node pools and Kubernetes resync */
     int billing_interval; /* seconds */
     int sizes_interval;   /* seconds between /v2/sizes reads (list prices) */

@@ -70,6 +70,13 @@ enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts,
                                const struct store_cost_data *base, const struct cost_index *node_ix,
                                struct store_cost_data **out);
+/* The tasks store_cost_load_edge loads for edge, over base's pools, nodes and
+ * prices (as store_cost_load_tasks): base is store_cost_load_nodes of a window
+ * with this edge, whose nodes are those a direct load of that window prices. */
+enum err store_cost_load_edge_tasks(struct store *s, int64_t edge,
+                                    const struct store_cost_opts *opts,
+                                    const struct store_cost_data *base,
+                                    const struct cost_index *node_ix, struct store_cost_data **out);
 /* Loads one task (by uid), all its attempts and the nodes they used.
  * The task is absent (n_tasks == 0) when the uid is unknown. */
 enum err store_cost_load_task(struct store *s, const char *task_uid,

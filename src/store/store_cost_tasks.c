@@ -474,17 +474,18 @@ enum err store_cost_task_bounds(struct store *s, int64_t *span, int64_t *life) {
     return rc;
 }
 
-enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
-                               const struct store_cost_opts *opts,
-                               const struct store_cost_data *base, const struct cost_index *node_ix,
-                               struct store_cost_data **out) {
+/* store_cost_load_tasks and store_cost_load_edge_tasks: the tasks of [from, to)
+ * (and those alive at alive_at when not 0) over base's pools, nodes and prices. */
+static enum err tasks_over(struct store *s, int64_t from, int64_t to, int64_t alive_at,
+                           const struct store_cost_opts *opts, const struct store_cost_data *base,
+                           const struct cost_index *node_ix, struct store_cost_data **out) {
     store_set_read_clusters(s, opts ? opts->clusters : NULL);
     enum cost_config default_config = opts ? opts->default_config : COST_FALLBACK;
     struct store_cost_data *d = xcalloc(1, sizeof *d);
     int64_t back = 0, life = 0;
     enum err rc = store_cost_task_bounds(s, &back, &life);
     if (rc == ERR_OK)
-        rc = store_cost_tasks_window(s, d, from, to, back, life, default_config, node_ix, 0);
+        rc = store_cost_tasks_window(s, d, from, to, back, life, default_config, node_ix, alive_at);
     if (rc != ERR_OK) {
         store_cost_free(d);
         return rc;
@@ -497,4 +498,19 @@ enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
     d->in.n_attempts = na;
     *out = d;
     return ERR_OK;
+}
+
+enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
+                               const struct store_cost_opts *opts,
+                               const struct store_cost_data *base, const struct cost_index *node_ix,
+                               struct store_cost_data **out) {
+    return tasks_over(s, from, to, 0, opts, base, node_ix, out);
+}
+
+enum err store_cost_load_edge_tasks(struct store *s, int64_t edge,
+                                    const struct store_cost_opts *opts,
+                                    const struct store_cost_data *base,
+                                    const struct cost_index *node_ix,
+                                    struct store_cost_data **out) {
+    return tasks_over(s, edge - 1, edge + 1, edge, opts, base, node_ix, out);
 }

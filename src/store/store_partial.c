@@ -7,13 +7,16 @@
 static const char SQL_READ[] =
     "SELECT day, version_n, version_c, body FROM cost_partials "
     "WHERE day >= ?1 AND day < ?2 AND engine = ?3 AND default_config = ?4 ORDER BY day";
+/* the same rows without their bodies (not read from the pages) */
+static const char SQL_READ_VERSIONS[] =
+    "SELECT day, version_n, version_c FROM cost_partials "
+    "WHERE day >= ?1 AND day < ?2 AND engine = ?3 AND default_config = ?4 ORDER BY day";
 
-enum err store_partials_read(struct store *s, int64_t d0, int64_t d1, const char *engine,
-                             const char *dflt,
-                             void (*fn)(void *arg, const struct store_partial_row *row),
-                             void *arg) {
+static enum err read_rows(struct store *s, bool body, int64_t d0, int64_t d1, const char *engine,
+                          const char *dflt,
+                          void (*fn)(void *arg, const struct store_partial_row *row), void *arg) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_READ, &st);
+    enum err rc = store_stmt(s, body ? SQL_READ : SQL_READ_VERSIONS, &st);
     if (rc != ERR_OK)
         return rc;
     sqlite3_bind_int64(st, 1, d0);
@@ -25,14 +28,30 @@ enum err store_partials_read(struct store *s, int64_t d0, int64_t d1, const char
         struct store_partial_row row = {
             .day = sqlite3_column_int64(st, 0),
             .version = {sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)},
-            .body = sqlite3_column_blob(st, 3),
-            .len = (size_t)sqlite3_column_bytes(st, 3),
         };
+        if (body) {
+            row.body = sqlite3_column_blob(st, 3);
+            row.len = (size_t)sqlite3_column_bytes(st, 3);
+        }
         fn(arg, &row);
     }
     rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "read partials");
     sqlite3_reset(st);
     return rc;
+}
+
+enum err store_partials_read(struct store *s, int64_t d0, int64_t d1, const char *engine,
+                             const char *dflt,
+                             void (*fn)(void *arg, const struct store_partial_row *row),
+                             void *arg) {
+    return read_rows(s, true, d0, d1, engine, dflt, fn, arg);
+}
+
+enum err store_partials_read_versions(struct store *s, int64_t d0, int64_t d1, const char *engine,
+                                      const char *dflt,
+                                      void (*fn)(void *arg, const struct store_partial_row *row),
+                                      void *arg) {
+    return read_rows(s, false, d0, d1, engine, dflt, fn, arg);
 }
 
 static const char SQL_PUT[] =

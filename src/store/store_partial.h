@@ -29,6 +29,13 @@ enum err store_partials_read(struct store *s, int64_t d0, int64_t d1, const char
                              const char *dflt,
                              void (*fn)(void *arg, const struct store_partial_row *row), void *arg);
 
+/* store_partials_read without the bodies (row.body NULL, len 0): which days are
+ * stored, and under which versions. ERR_DB. */
+enum err store_partials_read_versions(struct store *s, int64_t d0, int64_t d1, const char *engine,
+                                      const char *dflt,
+                                      void (*fn)(void *arg, const struct store_partial_row *row),
+                                      void *arg);
+
 /* Stores (replaces) n days in one transaction on the writer. ERR_DB, ERR_BUSY. */
 enum err store_partials_put(struct store *s, const struct store_partial_row *rows, size_t n,
                             const char *engine, const char *dflt);

@@ -25,6 +25,9 @@
  *   bench_tool compose DB FROM TO REPS               compose_run (query/compose.h): the
  *                                                    window from its days' partial sums,
  *                                                    kept days written to DB; each run
+ *   bench_tool stored DB FROM TO REPS                compose_stored, the request path: kept
+ *                                                    days read, the rest captured, nothing
+ *                                                    written (read-only connection)
  *   bench_tool export DB FROM TO                     export_build (tasks CSV)
  *
  * Every measuring command prints one line "key=value ..." with times in ms
@@ -299,9 +302,9 @@ static int cmd_export(const char *dbpath, int64_t from, int64_t to) {
 /* A window composed from its days' partial sums (query/compose.h) on a writer
  * connection (kept days are written to the database): each of reps runs is
  * timed with what it read, computed and kept; peak RSS after. */
-static int cmd_compose(const char *dbpath, int64_t from, int64_t to, int reps) {
+static int cmd_compose(const char *dbpath, int64_t from, int64_t to, int reps, bool stored) {
     struct store *s;
-    if (store_open(dbpath, STORE_WRITER, &s, NULL) != ERR_OK)
+    if (store_open(dbpath, stored ? STORE_READER : STORE_WRITER, &s, NULL) != ERR_OK)
         return 1;
     for (int r = 0; r < reps; r++) {
         struct cost_query q = bench_query(from, to);
@@ -310,7 +313,8 @@ static int cmd_compose(const char *dbpath, int64_t from, int64_t to, int reps) {
         struct buf out;
         buf_init(&out, 0);
         double a = now_ms();
-        enum err rc = compose_run(s, s, NULL, NULL, &q, &c, &st);
+        enum err rc = stored ? compose_stored(s, NULL, &q, &c, &st)
+                             : compose_run(s, s, NULL, NULL, &q, &c, &st);
         if (rc != ERR_OK || report_summary_json(c.res, &out) != ERR_OK)
             return fprintf(stderr, "bench_tool: compose failed: %s\n", err_str(rc)), 1;
         double t = now_ms() - a;
@@ -366,9 +370,9 @@ int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "summary"))
         return cmd_summary(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
                            (int)num(argv[5]));
-    if (argc == 6 && !strcmp(argv[1], "compose"))
+    if (argc == 6 && (!strcmp(argv[1], "compose") || !strcmp(argv[1], "stored")))
         return cmd_compose(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
-                           (int)num(argv[5]));
+                           (int)num(argv[5]), !strcmp(argv[1], "stored"));
     if (argc == 5 && !strcmp(argv[1], "export"))
         return cmd_export(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10));
     fprintf(stderr, "usage: see tests/bench/bench_tool.c\n");

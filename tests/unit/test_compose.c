@@ -186,8 +186,21 @@ static void put_world(struct store *s, const struct world *w) {
     assert_int_equal(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
 }
 
-/* Direct and composed; returns the compose stats (days -1: not composable). */
-static struct compose_stats check(struct store *s, uint64_t seed, const struct cost_query *q) {
+/* A new store at a fresh name made from path's template. */
+static struct store *open_temp(char *path) {
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    struct store *s = NULL;
+    assert_int_equal(store_open(path, STORE_WRITER, &s, NULL), ERR_OK);
+    return s;
+}
+
+/* Direct and composed (compose_run, or compose_stored when `stored`); returns the
+ * compose stats (days -1: not composable). */
+static struct compose_stats check_mode(struct store *s, uint64_t seed, const struct cost_query *q,
+                                       bool stored) {
     struct calc direct, comp;
     struct buf want, got;
     buf_init(&want, 0);
@@ -195,7 +208,8 @@ static struct compose_stats check(struct store *s, uint64_t seed, const struct c
     assert_int_equal(calc_run(s, NULL, q->from, q->to, q, &direct), ERR_OK);
     render(direct.res, &want);
     struct compose_stats st;
-    enum err rc = compose_run(s, s, NULL, NULL, q, &comp, &st);
+    enum err rc = stored ? compose_stored(s, NULL, q, &comp, &st)
+                         : compose_run(s, s, NULL, NULL, q, &comp, &st);
     if (rc == ERR_NOTFOUND) {
         st.days = -1;
     } else {
@@ -221,6 +235,10 @@ static struct compose_stats check(struct store *s, uint64_t seed, const struct c
     return st;
 }
 
+static struct compose_stats check(struct store *s, uint64_t seed, const struct cost_query *q) {
+    return check_mode(s, seed, q, false);
+}
+
 static void test_composed_equals_calc_run(void **state) {
     (void)state;
     const char *ns = getenv("COMPOSE_SEEDS");
@@ -230,12 +248,7 @@ static void test_composed_equals_calc_run(void **state) {
     int composed = 0, reread = 0, recomputed = 0;
     for (uint64_t seed = 1; seed <= n; seed++) {
         char path[] = "/tmp/test_compose_XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        close(fd);
-        unlink(path);
-        struct store *s = NULL;
-        assert_int_equal(store_open(path, STORE_WRITER, &s, NULL), ERR_OK);
+        struct store *s = open_temp(path);
         make_world(w, seed);
         w->pools[2].signal_at = 0; /* no reclaims row: the store knows no pool signal */
         put_world(s, w);
@@ -303,10 +316,142 @@ static void test_composed_equals_calc_run(void **state) {
     free(w);
 }
 
+/* Every task finished and every attempt ended (the days after the data are
+ * closed only then: a running task or an open attempt keeps its days open). */
+static void close_world(struct world *w) {
+    for (size_t i = 0; i < w->in.n_attempts; i++) {
+        struct cost_attempt *a = &w->attempts[i];
+        if (!a->finished_at && !a->deleted_at) {
+            a->finished_at = (a->started_at     ? a->started_at
+                              : a->scheduled_at ? a->scheduled_at
+                                                : a->created_at) +
+                             600;
+            a->phase = COST_PHASE_SUCCEEDED;
+        }
+    }
+    for (size_t t = 0; t < w->in.n_tasks; t++) {
+        struct cost_task *task = &w->tasks[t];
+        if (task->outcome != COST_TASK_RUNNING)
+            continue;
+        task->outcome = COST_TASK_SUCCEEDED;
+        for (size_t i = 0; i < w->in.n_attempts; i++) {
+            const struct cost_attempt *a = &w->attempts[i];
+            int64_t end = a->finished_at > a->deleted_at ? a->finished_at : a->deleted_at;
+            if ((size_t)a->task == t && end > task->completed_at)
+                task->completed_at = end;
+        }
+    }
+}
+
+/* The background pass and the request path (docs/performance.md "Kept off the
+ * request path"): compose_keep_days keeps closed days a few per pass, newest
+ * first; compose_stored reads the kept days, captures each run of the others in
+ * one load, and equals calc_run byte for byte with none, some or all days kept;
+ * with none kept it declines (ERR_NOTFOUND: the caller computes directly); a
+ * day found not closed is not computed again at the same version; a late row
+ * makes the next pass compute its day again. */
+static void test_kept_off_the_request_path(void **state) {
+    (void)state;
+    const char *ns = getenv("COMPOSE_SEEDS");
+    uint64_t n = ns ? strtoull(ns, NULL, 10) : 6;
+    struct world *w = malloc(sizeof *w);
+    assert_non_null(w);
+    int mixed = 0, all = 0, declined = 0, again = 0;
+    for (uint64_t seed = 1; seed <= n; seed++) {
+        char path[] = "/tmp/test_compose_XXXXXX";
+        struct store *s = open_temp(path);
+        make_world(w, seed);
+        w->pools[2].signal_at = 0;
+        if (seed % 2) /* odd seeds: every day after the data closed */
+            close_world(w);
+        put_world(s, w);
+        int64_t now = T0 + 7 * DAY, d0 = T0 / DAY - 2, d1 = T0 / DAY + 8;
+        struct cost_query q = {
+            .from = T0 - DAY + rr(0, DAY), .to = T0 + 6 * DAY + rr(0, DAY), .now = now};
+        /* nothing kept: declined */
+        struct compose_stats st = check_mode(s, seed, &q, true);
+        assert_int_equal(st.days, -1);
+        declined++;
+        /* passes of 2 days, newest first, until none is left; after each, the
+         * request path equals calc_run with what is kept so far */
+        struct compose_keeper *kp = compose_keeper_new();
+        struct compose_stats p;
+        int64_t kept_so_far = 0;
+        /* a day's version must have held settle_ms (1 s here) before it is computed */
+        assert_int_equal(compose_keep_days(kp, s, s, NULL, NULL, d0, d1, now, 2, 5000, 1000, &p),
+                         ERR_OK);
+        assert_int_equal(p.computed, 0);
+        assert_int_equal(compose_keep_days(kp, s, s, NULL, NULL, d0, d1, now, 2, 5999, 1000, &p),
+                         ERR_OK);
+        assert_int_equal(p.computed, 0);
+        for (int k = 0; k < 12; k++) {
+            assert_int_equal(compose_keep_days(kp, s, s, NULL, NULL, d0, d1, now, 2, 7000, 0, &p),
+                             ERR_OK);
+            assert_int_equal(p.days, 9); /* d1 is cut to now's day */
+            assert_int_equal(p.stored, kept_so_far);
+            assert_true(p.computed <= 2);
+            kept_so_far += p.kept;
+            st = check_mode(s, seed, &q, true);
+            if (st.days < 0) {
+                declined++;
+            } else {
+                assert_int_equal(st.stored + st.computed, st.days);
+                mixed += st.stored > 0 && st.computed > 0;
+            }
+            if (p.computed < 2)
+                break;
+        }
+        assert_int_equal(compose_keep_days(kp, s, s, NULL, NULL, d0, d1, now, 2, 7000, 0, &p),
+                         ERR_OK);
+        assert_int_equal(p.computed, 0); /* not-closed days are not computed again */
+        int64_t kept = p.stored;
+        assert_true(kept >= 1);
+        st = check_mode(s, seed, &q, true);
+        if (st.days < 0) { /* no day of the window closed (a task runs through it) */
+            assert_true(seed % 2 == 0);
+            declined++;
+            compose_keeper_free(kp);
+            store_free(s);
+            tmpdb_unlink(path);
+            continue;
+        }
+        assert_int_equal(st.stored + st.computed, st.days);
+        all += st.computed == 0;
+        /* a late row on a kept day: the next pass computes that day again */
+        struct cost_attempt late = w->attempts[0];
+        late.uid = "late-pod";
+        late.node = 0;
+        late.created_at = late.scheduled_at = late.started_at = T0 + 2 * DAY + H;
+        late.finished_at = late.started_at + 600;
+        late.deleted_at = late.terminal_at = 0;
+        late.phase = COST_PHASE_FAILED;
+        put_attempt(store_db(s), w, &late);
+        st = check_mode(s, seed, &q, true); /* declined when no kept day is valid */
+        assert_true(st.days < 0 || st.computed >= 1);
+        assert_int_equal(compose_keep_days(kp, s, s, NULL, NULL, d0, d1, now, 20, 7000, 0, &p),
+                         ERR_OK);
+        assert_true(p.stored < kept);
+        assert_true(p.computed >= 1);
+        again++;
+        st = check_mode(s, seed, &q, true);
+        assert_true(st.days >= 0);
+        compose_keeper_free(kp);
+        store_free(s);
+        tmpdb_unlink(path);
+    }
+    printf("test_compose: request path: %d declined with no day kept, %d mixed kept and "
+           "captured days, %d all days kept, %d late rows computed again\n",
+           declined, mixed, all, again);
+    assert_true(mixed >= 1);
+    assert_true(all >= 1);
+    free(w);
+}
+
 int main(void) {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_composed_equals_calc_run),
+        cmocka_unit_test(test_kept_off_the_request_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
