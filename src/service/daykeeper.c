@@ -36,12 +36,17 @@
  * cluster's rows about it keep coming (a backlog being ingested, the last
  * closed days of a live cluster) it would be replaced at once. */
 #define DAYKEEPER_SETTLE_MS 10000
+/* A backlog being ingested (a source clock running ahead of the wall clock:
+ * more than twice the time since the last pass plus this slack, which covers
+ * a poll interval's step) comes first: no day is computed in that pass. */
+#define DAYKEEPER_CATCHUP_SLACK_S 600
 
 struct daykeeper {
     struct app *app;
     char *db_path;
     pthread_t thread;
     bool started;
+    int64_t last_now, last_mono; /* the source clock at the last pass, and when */
 };
 
 static int64_t day_of(int64_t t) {
@@ -55,10 +60,16 @@ static bool keep_pass(struct daykeeper *k, struct store *db, struct compose_keep
         now = (int64_t)time(NULL); /* no poll yet: the wall clock, as api_now */
     if (store_first_data_time(db, &first) != ERR_OK)
         return false; /* no data yet */
+    int64_t mono = timeutil_mono_ms(), since_s = (mono - k->last_mono) / 1000;
+    bool catching_up = k->last_mono && now - k->last_now > 2 * since_s + DAYKEEPER_CATCHUP_SLACK_S;
+    k->last_now = now;
+    k->last_mono = mono;
+    if (catching_up)
+        return false;
     struct compose_stats st;
     enum err rc = compose_keep_days(kp, db, k->app->writer, &k->app->writer_lock, &k->app->calc,
-                                    day_of(first), day_of(now), now, DAYKEEPER_DAYS_PER_PASS,
-                                    timeutil_mono_ms(), DAYKEEPER_SETTLE_MS, &st);
+                                    day_of(first), day_of(now), now, DAYKEEPER_DAYS_PER_PASS, mono,
+                                    DAYKEEPER_SETTLE_MS, &st);
     if (rc != ERR_OK) {
         log_msg(LOG_WARN, "daykeeper: cannot keep closed days: %s", err_str(rc));
         return false;
