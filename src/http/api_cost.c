@@ -235,18 +235,11 @@ void api_summary(struct request *req, struct response *resp) {
     bool completion;
     if (!api_query_parse(req, resp, &q, params))
         return;
-    const char *agg = request_param(req, "aggregate");
-    if (agg) { /* docs/fleet.md */
-        const char *b = request_param(req, "basis");
-        if (strcmp(agg, "cluster") != 0)
-            response_error(resp, 400, "bad_parameter", "aggregate: expected cluster");
-        else if (request_param(req, "uncertainty") || request_param(req, "resamples") ||
-                 (b && strcmp(b, "accrual") != 0))
-            response_error(resp, 400, "bad_parameter",
-                           "aggregate: cluster gives accrual figures without uncertainty; drop "
-                           "basis and uncertainty");
-        else
-            api_summary_by_cluster(req, resp, &q);
+    bool by_cluster;
+    if (!api_aggregate_parse(req, resp, &by_cluster))
+        return;
+    if (by_cluster) { /* each cluster's summary, as cluster=NAME answers it (docs/fleet.md) */
+        api_route_by_cluster(req, resp, &q, api_summary, "summary");
         return;
     }
     if (!api_unc_parse(req, resp, &unc))

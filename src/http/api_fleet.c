@@ -1,4 +1,4 @@
-/* api_fleet — aggregate=cluster on the summary and the other routes (api_fleet.h). */
+/* api_fleet — aggregate=cluster on the routes that take it (api_fleet.h). */
 #include "http/api_fleet.h"
 
 #include <stdio.h>
@@ -6,8 +6,6 @@
 #include <string.h>
 
 #include "base/jsonw.h"
-#include "http/api_cost.h"
-#include "query/report.h"
 #include "store/store_read.h"
 
 #define FLEET_MAX_CLUSTERS 64
@@ -31,42 +29,6 @@ static char (*fleet_names(struct request *req, struct response *resp, const stru
         return NULL;
     }
     return names;
-}
-
-void api_summary_by_cluster(struct request *req, struct response *resp, const struct api_query *q) {
-    size_t n;
-    char(*names)[STORE_CLUSTER_NAME_MAX] = fleet_names(req, resp, q, &n);
-    if (!names)
-        return;
-    enum err rc = ERR_OK;
-    buf_puts(&resp->body, "{\"aggregate\":\"cluster\",");
-    struct jsonw w;
-    jsonw_init(&w, &resp->body);
-    api_write_window(&w, &q->w);
-    buf_puts(&resp->body, ",\"clusters\":[");
-    for (size_t i = 0; i < n && rc == ERR_OK; i++) {
-        struct api_query one = *q;
-        snprintf(one.clusters, sizeof one.clusters, ",%s,", names[i]);
-        struct calc c;
-        if (!api_calc_window(req, resp, &one, &c)) { /* resp holds the error */
-            free(names);
-            return;
-        }
-        buf_puts(&resp->body, i ? ",{\"cluster\":" : "{\"cluster\":");
-        jsonw_init(&w, &resp->body);
-        jsonw_str(&w, names[i]);
-        buf_puts(&resp->body, ",\"summary\":");
-        rc = report_summary_basis_json(c.res, NULL, &resp->body);
-        calc_release(&c);
-        buf_putc(&resp->body, '}');
-    }
-    free(names);
-    buf_puts(&resp->body, "]}\n");
-    if (rc != ERR_OK) {
-        response_error(resp, 500, "internal", "cannot write the summary: %s", err_str(rc));
-        return;
-    }
-    response_json(resp, 200);
 }
 
 /* The request h answers for cluster=name: req's parameters without aggregate,

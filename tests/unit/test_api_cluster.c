@@ -55,17 +55,23 @@ static int setup(void **state) {
     return 0;
 }
 
-static int64_t config_cost_per_task(struct apitest *t, const char *name) {
-    for (size_t i = 0; i < jlen(t, "configurations"); i++) {
-        char c[64], b[64], p[64];
-        snprintf(c, sizeof c, "configurations.%zu.configuration", i);
-        snprintf(b, sizeof b, "configurations.%zu.basis", i);
-        snprintf(p, sizeof p, "configurations.%zu.cost_per_successful_task", i);
+static int64_t config_cost_per_task_at(struct apitest *t, const char *at, const char *name) {
+    char arr[96];
+    snprintf(arr, sizeof arr, "%sconfigurations", at);
+    for (size_t i = 0; i < jlen(t, arr); i++) {
+        char c[160], b[160], p[160];
+        snprintf(c, sizeof c, "%s.%zu.configuration", arr, i);
+        snprintf(b, sizeof b, "%s.%zu.basis", arr, i);
+        snprintf(p, sizeof p, "%s.%zu.cost_per_successful_task", arr, i);
         if (!strcmp(jstr(t, c), name) && !strcmp(jstr(t, b), "measured"))
             return jnull(t, p) ? -1 : jmicro(t, p);
     }
     fail_msg("no measured %s in %.300s", name, apitest_body(t));
     return -1;
+}
+
+static int64_t config_cost_per_task(struct apitest *t, const char *name) {
+    return config_cost_per_task_at(t, "", name);
 }
 
 static void test_summary_per_cluster(void **state) {
@@ -121,6 +127,38 @@ static void test_other_routes(void **state) {
     assert_int_equal(jint(t, "total"), 3);
 }
 
+/* The body of `path` without its last newline (copied; caller frees). */
+static char *body_of(struct apitest *t, const char *path) {
+    assert_int_equal(apitest_call(t, path), 200);
+    char *b = strdup(apitest_body(t));
+    size_t n = strlen(b);
+    while (n && b[n - 1] == '\n')
+        b[--n] = '\0';
+    return b;
+}
+
+/* The aggregate=cluster answer just received (east, west) holds under `key`
+ * exactly the answers of base&cluster=east and base&cluster=west. */
+static void entries_are_answers(struct apitest *t, const char *base, const char *key) {
+    char *agg = strdup(apitest_body(t));
+    char path[256];
+    snprintf(path, sizeof path, "%s&cluster=east", base);
+    char *east = body_of(t, path);
+    snprintf(path, sizeof path, "%s&cluster=west", base);
+    char *west = body_of(t, path);
+    size_t cap = strlen(east) + strlen(west) + 128;
+    char *want = malloc(cap);
+    assert_non_null(want);
+    snprintf(want, cap, "\"clusters\":[{\"cluster\":\"east\",\"%s\":%s},"
+             "{\"cluster\":\"west\",\"%s\":%s}]}\n", key, east, key, west);
+    if (!strstr(agg, want))
+        fail_msg("%s: %s is not in %s", base, want, agg);
+    free(want);
+    free(agg);
+    free(east);
+    free(west);
+}
+
 /* aggregate=cluster: one summary per cluster, sorted; their sums are the fleet's */
 static void test_aggregate(void **state) {
     struct apitest *t = *state;
@@ -145,10 +183,26 @@ static void test_aggregate(void **state) {
     assert_int_equal(jlen(t, "clusters"), 0);
     assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=pool"), 400);
     assert_non_null(strstr(apitest_body(t), "aggregate"));
+    /* each entry is the summary cluster=NAME answers, byte for byte (with its
+     * own reconciliation: null here, no invoice) */
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster"), 200);
+    assert_true(jnull(t, "clusters.0.summary.reconciliation"));
+    entries_are_answers(t, "GET /api/v1/summary?" WEEK, "summary");
+    /* with basis=completion: nothing is cut by the week, so the same money on
+     * the completion basis (east 14.400 / 3 = 4.800, west 3.600 / 1) */
     assert_int_equal(
-        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&basis=completion"), 400);
+        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&basis=completion"), 200);
+    assert_string_equal(jstr(t, "clusters.0.summary.cost_basis"), "completion");
+    assert_string_equal(jstr(t, "clusters.1.summary.cost_basis"), "completion");
+    assert_int_equal(config_cost_per_task_at(t, "clusters.0.summary.", "fallback"), 4800000);
+    assert_int_equal(config_cost_per_task_at(t, "clusters.1.summary.", "on-demand"), 3600000);
+    entries_are_answers(t, "GET /api/v1/summary?" WEEK "&basis=completion", "summary");
+    /* with uncertainty: each cluster's intervals (3 and 1 successes: fewer than
+     * 5, no interval, the reason given) */
     assert_int_equal(
-        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&uncertainty=true"), 400);
+        apitest_call(t, "GET /api/v1/summary?" WEEK "&aggregate=cluster&uncertainty=true"), 200);
+    assert_non_null(strstr(apitest_body(t), "fewer than 5"));
+    entries_are_answers(t, "GET /api/v1/summary?" WEEK "&uncertainty=true", "summary");
 }
 
 /* Each request answers 400 bad_parameter with `word` in its message. */
@@ -191,38 +245,6 @@ static int64_t series_point(struct apitest *t, const char *prefix, const char *c
     }
     fail_msg("no %s/%s series under '%s' in %.400s", conf, basis, prefix, apitest_body(t));
     return -1;
-}
-
-/* The body of `path` without its last newline (copied; caller frees). */
-static char *body_of(struct apitest *t, const char *path) {
-    assert_int_equal(apitest_call(t, path), 200);
-    char *b = strdup(apitest_body(t));
-    size_t n = strlen(b);
-    while (n && b[n - 1] == '\n')
-        b[--n] = '\0';
-    return b;
-}
-
-/* The aggregate=cluster answer just received (east, west) holds under `key`
- * exactly the answers of base&cluster=east and base&cluster=west. */
-static void entries_are_answers(struct apitest *t, const char *base, const char *key) {
-    char *agg = strdup(apitest_body(t));
-    char path[256];
-    snprintf(path, sizeof path, "%s&cluster=east", base);
-    char *east = body_of(t, path);
-    snprintf(path, sizeof path, "%s&cluster=west", base);
-    char *west = body_of(t, path);
-    size_t cap = strlen(east) + strlen(west) + 128;
-    char *want = malloc(cap);
-    assert_non_null(want);
-    snprintf(want, cap, "\"clusters\":[{\"cluster\":\"east\",\"%s\":%s},"
-             "{\"cluster\":\"west\",\"%s\":%s}]}\n", key, east, key, west);
-    if (!strstr(agg, want))
-        fail_msg("%s: %s is not in %s", base, want, agg);
-    free(want);
-    free(agg);
-    free(east);
-    free(west);
 }
 
 /* aggregate=cluster on timeseries and experiments: each cluster's entry is the
