@@ -99,7 +99,7 @@ SIM_OBJ := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: oracle all deps test-deps test check layers unit unit-bins test-bins run valgrind format format-check clean bench bench-deps fuzz fuzz-smoke \
-	fuzz-bins coverage planted mutants
+	fuzz-bins coverage planted mutants bench-fleet
 .DEFAULT_GOAL := all
 
 all: deps
@@ -274,8 +274,13 @@ build/bench/bench_tool: build/tests/bench/bench_tool.o build/tests/bench/bench_g
 	@$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 bench: deps bench-deps
-	@$(MAKE) --no-print-directory spotledger build/bench/bench_tool
+	@$(MAKE) --no-print-directory spotledger spotsim build/bench/bench_tool
 	@sh tests/bench/bench.sh
+
+# The fleet rows alone (tests/bench/bench_fleet.sh, docs/fleet.md).
+bench-fleet: deps
+	@$(MAKE) --no-print-directory spotledger spotsim build/bench/bench_tool
+	@BENCH_ONLY=fleet sh tests/bench/bench.sh
 
 FORMAT_SRC = $(sort $(wildcard src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h tests/bench/*.c \
 	tests/bench/*.h tests/fuzz/*.c))

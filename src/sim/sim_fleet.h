@@ -24,7 +24,7 @@
 #include "base/err.h"
 #include "sim/sim_server.h"
 
-#define SIM_FLEET_MAX 8
+#define SIM_FLEET_MAX 31 /* with the first: 32, the service's --cluster limit */
 
 struct sim_scenario;
 struct sim_world;

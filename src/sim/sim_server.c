@@ -30,6 +30,7 @@ struct sim_server {
     pthread_mutex_t rate_mu;
     int64_t minute_start_ms, minute_count;
     int64_t hour_start_ms, hour_count;
+    int64_t do_requests, do_limited; /* counted DigitalOcean requests; of them answered 429 */
 };
 
 struct conn_state {
@@ -170,6 +171,10 @@ static bool rate_check(struct sim_server *s, struct response *resp, bool consume
         s->minute_count++;
         s->hour_count++;
     }
+    if (consume) {
+        s->do_requests++;
+        s->do_limited += over;
+    }
     int64_t limit = per_minute ? s->opt.rate_per_minute : limit_h;
     int64_t remaining = limit - (per_minute ? s->minute_count : s->hour_count);
     int64_t window_end_ms = per_minute ? s->minute_start_ms + 60000 : s->hour_start_ms + 3600000;
@@ -206,6 +211,10 @@ static void sim_status(struct sim_server *s, int64_t now, struct response *resp)
     jsonw_kint(&j, "resource_version", sim_world_seq_at(w, now));
     jsonw_kstr(&j, "cluster_id", w->cluster_id);
     jsonw_kint(&j, "log_entries", w->nlog);
+    pthread_mutex_lock(&s->rate_mu);
+    jsonw_kint(&j, "do_requests", s->do_requests);
+    jsonw_kint(&j, "do_rate_limited", s->do_limited);
+    pthread_mutex_unlock(&s->rate_mu);
     if (s->opt.faults) {
         jsonw_key(&j, "faults_injected");
         jsonw_obj(&j);

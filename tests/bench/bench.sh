@@ -61,6 +61,16 @@ fmt='%-52s %11s %11s %11s  %-26s %-14s %s\n'
 row() { # figure run1 run2 best baseline goal verdict
   printf "$fmt" "$1" "$2" "$3" "$4" "$5" "$6" "$7" | tee -a "$res"
 }
+if [ "${BENCH_ONLY:-}" = fleet ]; then # make bench-fleet: the fleet rows alone (bench_fleet.sh)
+  echo "spotledger bench, fleet rows — $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), seed $seed, $(git rev-parse --short HEAD 2>/dev/null || echo ?)" | tee -a "$res"
+  printf "$fmt" figure "run 1" "run 2" best baseline goal verdict | tee -a "$res"
+  . "$root/tests/bench/bench_fleet.sh"
+  { echo; cat "$notes"; } >>"$res"
+  rm -f "$notes"
+  mv "$res" "$out/results-fleet.txt"
+  echo "bench: table saved to $out/results-fleet.txt" >&2
+  exit 0
+fi
 
 # --- data -------------------------------------------------------------------
 k8s="$out/k8s-s$seed-j20000-p60000"
@@ -387,6 +397,9 @@ case " $history " in
 *" 3000000 "*) ;;
 *) note "history growth: the 3M-task database was not measured in this run (BENCH_3M=1 generates it, about an hour)" ;;
 esac
+
+# --- a fleet: 20 clusters in one database (issue 22) -----------------------------------
+. "$root/tests/bench/bench_fleet.sh"
 
 # --- load: slow clients and faulty upstreams (issue 18; its own columns, one run) ---------
 { echo; printf '%-44s %14s  %-30s %14s  %7s  %s\n' "load section" value baseline value ratio goal; } |

@@ -22,6 +22,14 @@
  *   bench_tool summary-by-cluster DB FROM TO REPS N  one summary per cluster c00..c(N-1)
  *                                                    (aggregate=cluster's work), all N
  *                                                    timed together
+ *   bench_tool do-budget N PER_HOUR PER_MINUTE HOURS N http_client pacers (the
+ *                                                    DigitalOcean pollers' clients) with
+ *                                                    the given shares, each asking as
+ *                                                    fast as it lets them for HOURS of
+ *                                                    virtual time (sleep and clock hooks,
+ *                                                    no network), started together: the
+ *                                                    most requests of all N in any hour
+ *                                                    and in any minute
  *   bench_tool compose DB FROM TO REPS               compose_run (query/compose.h): the
  *                                                    window from its days' partial sums,
  *                                                    kept days written to DB; each run
@@ -48,6 +56,7 @@
 #include "query/compose.h"
 #include "query/export.h"
 #include "source/json_trim.h"
+#include "source/http_client.h"
 #include "source/k8s_api.h"
 #include "base/log.h"
 #include "query/report.h"
@@ -58,6 +67,16 @@ static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* CPU time of the process so far (user + system), ms: on the shared machine a
+ * steadier figure than wall time for CPU-bound work. */
+static double cpu_ms(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 /* The process's peak resident set (KiB), as the kernel counts it. */
@@ -134,7 +153,7 @@ static int cmd_ingest(const char *dir, const char *dbpath, const char *cluster) 
         return fprintf(stderr, "bench_tool: bad cluster name %s\n", cluster), 1;
     size_t items = 0, skipped = 0;
     long rss_early = 0;
-    double t0 = now_ms(), parse_ms = 0;
+    double t0 = now_ms(), c0 = cpu_ms(), parse_ms = 0;
     enum k8s_kind prev = K8S_EVENT;
     for (size_t i = 0; i < n; i++) {
         struct k8s_list l;
@@ -161,11 +180,11 @@ static int cmd_ingest(const char *dir, const char *dbpath, const char *cluster) 
         if (i == n / 10)
             rss_early = peak_rss_kib();
     }
-    double total = now_ms() - t0;
+    double total = now_ms() - t0, cpu = cpu_ms() - c0;
     store_free(s);
-    printf("ingest_ms=%.1f parse_ms=%.1f pages=%zu items=%zu skipped=%zu bytes=%zu "
+    printf("ingest_ms=%.1f cpu_ms=%.1f parse_ms=%.1f pages=%zu items=%zu skipped=%zu bytes=%zu "
            "rss_early_kib=%ld rss_end_kib=%ld\n",
-           total, parse_ms, n, items, skipped, bytes, rss_early, peak_rss_kib());
+           total, cpu, parse_ms, n, items, skipped, bytes, rss_early, peak_rss_kib());
     return 0;
 }
 
@@ -329,6 +348,75 @@ static int cmd_compose(const char *dbpath, int64_t from, int64_t to, int reps, b
     return 0;
 }
 
+/* --- the DigitalOcean budget: pacers in virtual time -------------------------- */
+struct vclock {
+    int64_t ms;
+};
+static void v_sleep(void *ctx, long ms) {
+    ((struct vclock *)ctx)->ms += ms;
+}
+static int64_t v_now(void *ctx) {
+    return ((struct vclock *)ctx)->ms;
+}
+static long v_answer(void *ctx, const char *url, struct http_response *resp) {
+    (void)ctx;
+    (void)url;
+    buf_puts(&resp->body, "{}");
+    return 200;
+}
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+/* The most of the sorted times t[0..n) in any window [x, x + width). */
+static size_t max_in_window(const int64_t *t, size_t n, int64_t width) {
+    size_t best = 0;
+    for (size_t i = 0, j = 0; j < n; j++) {
+        while (t[j] - t[i] >= width)
+            i++;
+        if (j - i + 1 > best)
+            best = j - i + 1;
+    }
+    return best;
+}
+
+static int cmd_do_budget(int n, int per_hour, int per_minute, int hours) {
+    int64_t end = (int64_t)hours * 3600000;
+    size_t cap = (size_t)n * ((size_t)per_hour * (size_t)hours + 16), nt = 0;
+    int64_t *t = calloc(cap, sizeof *t);
+    if (!t)
+        return 1;
+    for (int k = 0; k < n; k++) {
+        struct vclock vc = {0};
+        struct http_client_options o = {.rate_per_hour = per_hour,
+                                        .rate_per_minute = per_minute,
+                                        .sleep_ms = v_sleep,
+                                        .now_ms = v_now,
+                                        .sleep_ctx = &vc,
+                                        .transport = v_answer};
+        struct http_client *c;
+        if (http_client_new(&o, &c) != ERR_OK)
+            return 1;
+        struct http_response r;
+        http_response_init(&r);
+        while (nt < cap) {
+            if (http_client_get(c, "http://127.0.0.1:9/v2/kubernetes/clusters", "t", NULL, &r) !=
+                ERR_OK)
+                return fprintf(stderr, "bench_tool: do-budget: a request failed\n"), 1;
+            if (vc.ms >= end)
+                break;
+            t[nt++] = vc.ms; /* the time it was let through */
+        }
+        http_response_release(&r);
+        http_client_free(c);
+    }
+    qsort(t, nt, sizeof *t, cmp_i64);
+    printf("clients=%d requests=%zu hours=%d max_per_hour=%zu max_per_minute=%zu\n", n, nt, hours,
+           max_in_window(t, nt, 3600000), max_in_window(t, nt, 60000));
+    free(t);
+    return 0;
+}
+
 static long num(const char *s) {
     char *end;
     long v = strtol(s, &end, 10);
@@ -370,6 +458,9 @@ int main(int argc, char **argv) {
     if (argc == 6 && !strcmp(argv[1], "summary"))
         return cmd_summary(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
                            (int)num(argv[5]));
+    if (argc == 6 && !strcmp(argv[1], "do-budget"))
+        return cmd_do_budget((int)num(argv[2]), (int)num(argv[3]), (int)num(argv[4]),
+                             (int)num(argv[5]));
     if (argc == 6 && (!strcmp(argv[1], "compose") || !strcmp(argv[1], "stored")))
         return cmd_compose(argv[2], strtoll(argv[3], NULL, 10), strtoll(argv[4], NULL, 10),
                            (int)num(argv[5]), !strcmp(argv[1], "stored"));

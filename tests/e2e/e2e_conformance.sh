@@ -72,6 +72,10 @@ while [ $n -lt 40 ]; do
 done
 [ "$status" = 429 ] || fail "rate limit: no 429 after 40 requests"
 [ "$n" = "$limit" ] || fail "rate limit: ratelimit-limit says ${limit:-nothing}, the 429 came after $n requests"
+# /sim/status counts them: the $n that passed and the one answered 429
+curl -sf "http://$http2/sim/status" | jq -e --argjson n "$n" \
+  '.do_requests == $n + 1 and .do_rate_limited == 1' >/dev/null ||
+  fail "rate limit: /sim/status counts $(curl -sf "http://$http2/sim/status" | jq -c '[.do_requests, .do_rate_limited]'), want [$((n + 1)), 1]"
 kill "$pid2" 2>/dev/null; wait "$pid2" 2>/dev/null || true; pid2=
 
 # a spotsim through the reclaim at 2h: speed 1000 -> 2h after 7.2 s, --until 3h after 10.8 s;
