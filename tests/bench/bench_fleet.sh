@@ -127,6 +127,13 @@ while [ $_k -lt "$fleet_n" ]; do
   _ids="$_ids $_id"
   _k=$((_k + 1))
 done
+_started() { # PREFIX PATTERN: waits (30 s at most) for PATTERN in PREFIX.out
+  _i=0
+  while ! grep -q "$2" "$1.out" 2>/dev/null; do
+    _i=$((_i + 1)); [ $_i -le 300 ] || { cat "$1.err" >&2; exit 1; }
+    sleep 0.1
+  done
+}
 _do_run() { # -> "requests_in_window rate_limited pollers per_poller_per_hour per_poller_per_minute"
   : >"$_fd/sim.out"
   # spotsim's DigitalOcean API limits like DigitalOcean's: 250 a minute, then 429
@@ -134,11 +141,7 @@ _do_run() { # -> "requests_in_window rate_limited pollers per_poller_per_hour pe
     --rate-limit 250 --do-token-file "$_fd/dtok" $_also >"$_fd/sim.out" 2>"$_fd/sim.err" &
   _sp=$!
   pids="$pids $_sp"
-  _i=0
-  while ! grep -q '^spotsim: http ' "$_fd/sim.out" 2>/dev/null; do
-    _i=$((_i + 1)); [ $_i -le 300 ] || { cat "$_fd/sim.err" >&2; exit 1; }
-    sleep 0.1
-  done
+  _started "$_fd/sim" '^spotsim: http '
   _sim="http://$(awk '/^spotsim: http /{print $3}' "$_fd/sim.out")"
   _c=
   _k=0
@@ -149,11 +152,7 @@ _do_run() { # -> "requests_in_window rate_limited pollers per_poller_per_hour pe
     >"$_fd/ledger.out" 2>"$_fd/ledger.err" &
   _lp=$!
   pids="$pids $_lp"
-  _i=0
-  while ! grep -q 'listening on' "$_fd/ledger.out" 2>/dev/null; do
-    _i=$((_i + 1)); [ $_i -le 300 ] || { cat "$_fd/ledger.err" >&2; exit 1; }
-    sleep 0.1
-  done
+  _started "$_fd/ledger" 'listening on'
   _base="http://$(awk '/listening on /{print $4}' "$_fd/ledger.out")"
   sleep 5 # past the start: every poller running
   _a=$(curl -sf "$_sim/sim/status" | jq .do_requests)
