@@ -15,16 +15,8 @@
 #     GET /api/v1/status and no insight in the reconciliation.
 # Loopback only, bounded waits; kills only the processes it started.
 set -eu
-sim=${SPOTSIM_BIN:?}
-ledger=${SPOTLEDGER_BIN:?}
-root=${SPOTLEDGER_ROOT:?}
-dir=$(mktemp -d)
-pids=
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "e2e_advice_history: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
-. "$(dirname "$0")/stack.sh"
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e_advice_history
 printf 'adv-do-token\n' >"$dir/do-token"
 printf 'adv-kube-token\n' >"$dir/kube-token"
 

@@ -41,27 +41,9 @@ root=${SPOTLEDGER_ROOT:?}
 dir=$(mktemp -d)
 sim_pid=
 ledger_pid=
-stop_pid() {
-  [ -n "$1" ] || return 0
-  kill "$1" 2>/dev/null || return 0
-  i=0
-  while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-  kill -9 "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
-cleanup() {
-  rc=$?
-  set +e
-  stop_pid "$ledger_pid"
-  stop_pid "$sim_pid"
-  rm -rf "$dir"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-. "$(dirname "$0")/stack.sh"
+. "$(dirname "$0")/lib.sh"
+on_exit_stop ledger_pid sim_pid
 fail() { echo "e2e_csv: FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
 note() { echo "e2e_csv: $*"; }
 for c in curl jq sqlite3 python3; do
   command -v "$c" >/dev/null || fail "$c is not installed"

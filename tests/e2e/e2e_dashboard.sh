@@ -32,28 +32,9 @@ dir=$(mktemp -d)
 out_dir="$root/build/test-output"
 sim_pid=
 ledger_pid=
-stop_pid() {
-  [ -n "$1" ] || return 0
-  kill "$1" 2>/dev/null || return 0
-  i=0
-  while kill -0 "$1" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
-  kill -9 "$1" 2>/dev/null
-  wait "$1" 2>/dev/null
-  return 0
-}
-cleanup() {
-  rc=$?
-  set +e
-  stop_pid "$ledger_pid"
-  stop_pid "$sim_pid"
-  stop_pid "$run_pid"
-  rm -rf "$dir"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$(dirname "$0")/lib.sh"
+on_exit_stop ledger_pid sim_pid run_pid
 fail() { echo "e2e_dashboard: FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
 . "$(dirname "$0")/demo_up.sh"
 note() { echo "e2e_dashboard: $*"; }
 

@@ -16,15 +16,8 @@
 # watches, duplicate events) — the fault suite of the proof issue.
 # TRUTH_CASES="name ..." runs only those cases.
 set -eu
-sim=${SPOTSIM_BIN:?}
-ledger=${SPOTLEDGER_BIN:?}
-root=${SPOTLEDGER_ROOT:?}
-dir=$(mktemp -d)
-pids=
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "e2e_truth: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e_truth
 printf 'truth-do-token\n' >"$dir/do-token"
 printf 'truth-kube-token\n' >"$dir/kube-token"
 

@@ -11,16 +11,8 @@
 # "Limits"), printed, not asserted. Supplied values are marked supplied; hostile
 # values are 400s naming the parameter.
 set -eu
-sim=${SPOTSIM_BIN:?}
-ledger=${SPOTLEDGER_BIN:?}
-root=${SPOTLEDGER_ROOT:?}
-dir=$(mktemp -d)
-pids=
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "e2e_whatif: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
-. "$(dirname "$0")/stack.sh"
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e_whatif
 printf 'whatif-do-token\n' >"$dir/do-token"
 printf 'whatif-kube-token\n' >"$dir/kube-token"
 

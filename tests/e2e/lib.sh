@@ -1,0 +1,49 @@
+# lib.sh — the harness the e2e scripts share (sourced; not a test itself).
+#
+# e2e_begin NAME: the start of a script that runs its own spotsim and spotledger:
+#   sim, ledger and root from the environment (tests/run_tests.sh sets
+#   SPOTSIM_BIN, SPOTLEDGER_BIN and SPOTLEDGER_ROOT), dir (a new temporary
+#   directory), pids (the script appends each process it starts; on exit they get
+#   SIGTERM and dir is removed), fail MESSAGE ("NAME: MESSAGE" on stderr, exit 1),
+#   and settle.sh's and stack.sh's functions.
+# stop_pid PID: SIGTERM, up to 5 s for PID to end, then SIGKILL; reaps it. An
+#   empty PID or one already gone is no error.
+# on_exit_stop VAR...: on exit, stop_pid the process each variable names (read
+#   then), remove dir and exit with the script's code; INT and TERM exit 1.
+_e2e_dir=$(dirname "$0")
+. "$_e2e_dir/settle.sh"
+. "$_e2e_dir/stack.sh"
+
+e2e_begin() {
+  _e2e_name=$1
+  sim=${SPOTSIM_BIN:?}
+  ledger=${SPOTLEDGER_BIN:?}
+  root=${SPOTLEDGER_ROOT:?}
+  dir=$(mktemp -d)
+  pids=
+  trap _e2e_cleanup EXIT
+}
+
+_e2e_cleanup() {
+  for p in $pids; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$dir"
+}
+
+fail() { echo "$_e2e_name: $*" >&2; exit 1; }
+
+stop_pid() {
+  [ -n "$1" ] || return 0
+  kill "$1" 2>/dev/null || return 0
+  _e2e_i=0
+  while kill -0 "$1" 2>/dev/null && [ $_e2e_i -lt 50 ]; do sleep 0.1; _e2e_i=$((_e2e_i + 1)); done
+  kill -9 "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+on_exit_stop() {
+  _e2e_stop_vars=$*
+  trap '_e2e_rc=$?; set +e
+    for _e2e_v in $_e2e_stop_vars; do eval "stop_pid \"\${$_e2e_v:-}\""; done
+    rm -rf "$dir"; exit $_e2e_rc' EXIT
+  trap 'exit 1' INT TERM
+}
