@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "apitest.h"
+#include "tmpdir.h"
 
 #define WEEK "window=2026-W45"
 
@@ -359,9 +360,7 @@ static void test_export_run_writes(void **state) {
     free(t.app.admin_token);
     t.app.admin_token = NULL;
     apitest_teardown(&t);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tmpdir_remove(dir), 0);
 }
 
 static size_t line_index(struct apitest *t, const char *prefix, const char *kind,

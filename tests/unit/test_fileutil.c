@@ -13,6 +13,7 @@
 
 #include "base/fileutil.h"
 #include "base/log.h"
+#include "tmpdir.h"
 
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -49,9 +50,7 @@ static void test_modes(void **state) {
     snprintf(path, sizeof path, "%s/b.csv", sub);
     assert_int_equal(mode_of(path), 0600);
     umask(old);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tmpdir_remove(dir), 0);
 }
 
 static void test_write_replace_clean(void **state) {

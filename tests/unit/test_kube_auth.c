@@ -19,6 +19,7 @@
 #include "base/secret.h"
 #include "source/do_token.h"
 #include "source/kube_auth.h"
+#include "tmpdir.h"
 
 static char g_dir[64];
 static const char *g_env[16][2];
@@ -48,9 +49,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmpdir_remove(g_dir);
 }
 
 static const char *put(const char *name, const char *text) {

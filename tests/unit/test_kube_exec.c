@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/secret.h"
 #include "source/kube_exec.h"
+#include "tmpdir.h"
 
 struct fx {
     char dir[64];
@@ -40,9 +41,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     struct fx *f = *state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    if (system(cmd) != 0)
+    if (tmpdir_remove(f->dir) != 0)
         return -1;
     free(f);
     return 0;

@@ -20,6 +20,7 @@
 #include "http/server.h"
 #include "http/static_files.h"
 #include "store/store.h"
+#include "tmpdir.h"
 
 struct fx {
     char dir[64];
@@ -89,9 +90,7 @@ static int teardown(void **state) {
     server_stop(f->srv, 1000);
     store_free(f->writer);
     config_release(&f->cfg);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    if (system(cmd) != 0)
+    if (tmpdir_remove(f->dir) != 0)
         return -1;
     free(f);
     return 0;

@@ -28,6 +28,7 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+#include "tmpdir.h"
 
 #define TESTDB_T0 1793577600LL
 
@@ -91,11 +92,9 @@ static inline void testdb_create(struct testdb *d) {
 
 /* Removes the database and every file the test left in its directory. */
 static inline void testdb_remove(struct testdb *d) {
-    char cmd[128];
     if (!d->dir[0])
         return;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(tmpdir_remove(d->dir), 0);
     d->dir[0] = '\0';
 }
 
