@@ -26,9 +26,8 @@
 #include "base/buf.h"
 #include "store/store.h"
 #include "ingest/watch_k8s.h"
+#include "fake_k8s.h"
 #include "tmpdb.h"
-
-enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_PDBS, R_N };
 
 #define FK_MAX_LISTS 4
 #define FK_MAX_PAGES 3
@@ -72,17 +71,6 @@ struct fk {
     struct fk_log log[FK_MAX_LOG];
     int nlog;
 };
-
-static int res_of(const char *url) {
-    size_t n = strlen(url);
-    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events", "/poddisruptionbudgets"};
-    for (int i = 0; i < R_N; i++) {
-        size_t k = strlen(ends[i]);
-        if (n >= k && strcmp(url + n - k, ends[i]) == 0)
-            return i;
-    }
-    return -1;
-}
 
 struct fk_stream {
     struct fk *f;
@@ -137,21 +125,9 @@ static void fk_stream_free(void *cls) {
     free(s);
 }
 
-static enum MHD_Result fk_queue(struct MHD_Connection *c, int status, const char *body) {
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
-    MHD_add_response_header(r, "Content-Type", "application/json");
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
 static const char STATUS_401[] =
     "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"
     "\"Unauthorized\",\"code\":401}";
-static const char STATUS_410[] =
-    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-    "\"message\":\"too old resource version\",\"reason\":\"Expired\",\"code\":410}";
 
 static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
@@ -258,20 +234,11 @@ static struct fk *fk_start(void) {
     pthread_mutex_init(&f->mu, NULL);
     snprintf(f->token, sizeof f->token, "tok-A");
     f->idle_hold_ms = 100;
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    sa.sin_port = 0;
-    f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-                            NULL, NULL, fk_handler, f, MHD_OPTION_SOCK_ADDR, &sa,
-                            MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+    f->d = fk_listen(fk_handler, f, f->base, sizeof f->base);
     if (!f->d) {
         free(f);
         return NULL;
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
-    snprintf(f->base, sizeof f->base, "http://127.0.0.1:%u", (unsigned)di->port);
     return f;
 }
 

@@ -32,9 +32,9 @@
 #include "base/log.h"
 #include "ingest/watch_k8s.h"
 #include "store/store.h"
+#include "fake_k8s.h"
 #include "tmpdb.h"
 
-enum { R_JOBS, R_PODS, R_NODES, R_EVENTS, R_PDBS, R_N };
 enum mode { M_CLOSE, M_GONE, M_DEAD, M_FROZEN };
 
 /* The documented budget with the default options (watch_k8s.h, README "Limits"):
@@ -58,17 +58,6 @@ struct fk {
     int lists[R_N], watches[R_N];
 };
 
-static int res_of(const char *url) {
-    size_t n = strlen(url);
-    const char *ends[R_N] = {"/jobs", "/pods", "/nodes", "/events", "/poddisruptionbudgets"};
-    for (int i = 0; i < R_N; i++) {
-        size_t k = strlen(ends[i]);
-        if (n >= k && strcmp(url + n - k, ends[i]) == 0)
-            return i;
-    }
-    return -1;
-}
-
 static const char NODE_PAGE[] =
     "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"5\","
     "\"continue\":\"same-token\"},\"items\":["
@@ -79,9 +68,6 @@ static const char NODE_PAGE[] =
 static const char EMPTY_LIST[] =
     "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"5\"},"
     "\"items\":[]}";
-static const char STATUS_410[] =
-    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-    "\"message\":\"too old resource version\",\"reason\":\"Expired\",\"code\":410}";
 
 static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
@@ -121,31 +107,18 @@ static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const cha
             status = 500;
     }
     pthread_mutex_unlock(&f->mu);
-    struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
-    MHD_add_response_header(r, "Content-Type", "application/json");
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
-    MHD_destroy_response(r);
-    return ret;
+    return fk_queue(c, status, body);
 }
 
 static struct fk *fk_start(enum mode mode) {
     struct fk *f = calloc(1, sizeof *f);
     f->mode = mode;
     pthread_mutex_init(&f->mu, NULL);
-    struct sockaddr_in sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    f->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0,
-                            NULL, NULL, fk_handler, f, MHD_OPTION_SOCK_ADDR, &sa,
-                            MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+    f->d = fk_listen(fk_handler, f, f->base, sizeof f->base);
     if (!f->d) {
         free(f);
         return NULL;
     }
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT);
-    snprintf(f->base, sizeof f->base, "http://127.0.0.1:%u", (unsigned)di->port);
     return f;
 }
 
