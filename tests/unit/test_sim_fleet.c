@@ -1,0 +1,148 @@
+/* test_sim_fleet — spotsim's further clusters (sim/sim_fleet.h, docs/fleet.md):
+ * --cluster-down ID@WHEN parsed against the clusters added (ids, RFC 3339 or a
+ * duration after the start, refusals with a reason), and sim_fleet_tick
+ * closing that cluster's port when the simulated clock reaches WHEN, not
+ * before. Expected times by hand from tests/fixtures/sim/small.json
+ * (start 2026-11-09T00:00:00Z = 1794182400). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sim/sim_clock.h"
+#include "sim/sim_fleet.h"
+#include "sim/sim_scenario.h"
+#include "sim/sim_world.h"
+
+#define SMALL "tests/fixtures/sim/small.json"
+#define SMALL_ID "5f2c6a0e-1b3d-4c7e-9a8f-0d1e2f3a4b5c"
+#define WEST_ID "7b3d9c1a-2e4f-4a6b-8c0d-1e2f3a4b5c6e"
+#define START 1794182400LL /* 2026-11-09T00:00:00Z */
+
+struct fx {
+    struct sim_scenario *first;
+    struct sim_fleet f;
+    char path[64];
+};
+
+/* small.json with another cluster id, as a scenario file of its own */
+static int setup(void **state) {
+    struct fx *x = calloc(1, sizeof *x);
+    char err[400];
+    assert_int_equal(sim_scenario_load(SMALL, &x->first, err, sizeof err), ERR_OK);
+    assert_int_equal(x->first->start, START);
+    FILE *in = fopen(SMALL, "rb");
+    assert_non_null(in);
+    static char text[64 * 1024];
+    size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[n] = '\0';
+    char *id = strstr(text, SMALL_ID);
+    assert_non_null(id);
+    memcpy(id, WEST_ID, strlen(WEST_ID));
+    snprintf(x->path, sizeof x->path, "/tmp/test_sim_fleet_%ld.json", (long)getpid());
+    FILE *out = fopen(x->path, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(text, 1, n, out), n);
+    fclose(out);
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s:/tmp/test_sim_fleet_%ld.truth", x->path, (long)getpid());
+    assert_int_equal(
+        sim_fleet_add(&x->f, spec, x->first, START + 12 * 3600, 2, false, err, sizeof err), ERR_OK);
+    *state = x;
+    return 0;
+}
+
+static int teardown(void **state) {
+    struct fx *x = *state;
+    sim_fleet_release(&x->f);
+    sim_scenario_free(x->first);
+    remove(x->path);
+    free(x);
+    return 0;
+}
+
+static void test_down_at_parse(void **state) {
+    struct fx *x = *state;
+    char err[400];
+    /* a duration after the start: 6 h = 21600 s */
+    assert_int_equal(sim_fleet_down_at(&x->f, WEST_ID "@6h", START, err, sizeof err), ERR_OK);
+    assert_int_equal(x->f.down_at[0], START + 21600);
+    /* an RFC 3339 time: 03:00 = start + 10800 */
+    assert_int_equal(
+        sim_fleet_down_at(&x->f, WEST_ID "@2026-11-09T03:00:00Z", START, err, sizeof err), ERR_OK);
+    assert_int_equal(x->f.down_at[0], START + 10800);
+    /* refused, each with its reason */
+    static const struct {
+        const char *spec, *why;
+    } bad[] = {
+        {SMALL_ID "@1h", "not the id of an --also-cluster cluster"}, /* the first cluster */
+        {"nope@1h", "not the id"},
+        {WEST_ID, "expected CLUSTER_ID@TIME|DURATION"},
+        {WEST_ID "@", "expected CLUSTER_ID@TIME|DURATION"},
+        {"@1h", "expected CLUSTER_ID@TIME|DURATION"},
+        {WEST_ID "@soon", "expected RFC 3339 or a duration"},
+        {WEST_ID "@0s", "not after the start"},
+        {WEST_ID "@2026-11-08T23:00:00Z", "not after the start"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(sim_fleet_down_at(&x->f, bad[i].spec, START, err, sizeof err), ERR_INVAL);
+        if (!strstr(err, bad[i].why))
+            fail_msg("'%s': '%s' lacks '%s'", bad[i].spec, err, bad[i].why);
+    }
+    assert_int_equal(x->f.down_at[0], START + 10800); /* unchanged by the refusals */
+}
+
+static bool port_open(uint16_t port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bool ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+static void test_tick_closes_the_port(void **state) {
+    struct fx *x = *state;
+    char err[400];
+    assert_int_equal(sim_fleet_down_at(&x->f, WEST_ID "@6h", START, err, sizeof err), ERR_OK);
+    struct sim_clock clock;
+    sim_clock_init(&clock, START, START + 12 * 3600, 0);
+    struct sim_server_options base = {.clock = &clock, .host = "127.0.0.1", .retention = 300};
+    assert_int_equal(sim_fleet_start(&x->f, &base), ERR_OK);
+    uint16_t port = sim_server_port(x->f.srv[0]);
+    assert_true(port_open(port));
+    sim_fleet_tick(&x->f, START + 21599); /* a second before: still up */
+    assert_non_null(x->f.srv[0]);
+    assert_false(x->f.down[0]);
+    assert_true(port_open(port));
+    sim_fleet_tick(&x->f, START + 21600);
+    assert_null(x->f.srv[0]);
+    assert_true(x->f.down[0]);
+    assert_false(port_open(port));        /* refused: the API is down */
+    sim_fleet_tick(&x->f, START + 30000); /* once only */
+    assert_true(x->f.down[0]);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_down_at_parse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tick_closes_the_port, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
