@@ -159,6 +159,21 @@ int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt) {
     return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
 }
 
+enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,
+                       int64_t *out) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, sql, &st);
+    if (rc != ERR_OK)
+        return rc;
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *out = store_col_or(st, 0, dflt);
+    else
+        rc = store_fail(s, r, what);
+    sqlite3_reset(st);
+    return rc;
+}
+
 struct store_arena {
     struct store_arena *next;
     size_t used, cap;

@@ -74,18 +74,10 @@ static const char SQL_ONE_TASK[] = "SELECT " TASK_COLS " FROM tasks WHERE uid = 
 static const char SQL_ONE_ATTEMPTS[] = "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1";
 
 static enum err lookback(struct store *s, int64_t *out) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_SPAN, &st);
+    int64_t v;
+    enum err rc = store_one_int(s, SQL_SPAN, 0, "attempt span", &v);
     if (rc != ERR_OK)
         return rc;
-    int r = sqlite3_step(st);
-    if (r != SQLITE_ROW) {
-        rc = store_fail(s, r, "attempt span");
-        sqlite3_reset(st);
-        return rc;
-    }
-    int64_t v = store_col_or(st, 0, 0);
-    sqlite3_reset(st);
     *out = v > 0 ? v : 0;
     return ERR_OK;
 }

@@ -71,6 +71,11 @@ char *store_column_dup(sqlite3_stmt *st, int col);
 /* Column as int64, or dflt for SQL NULL. */
 int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt);
 
+/* A query without parameters that returns one row: *out = its first column, or dflt
+ * for SQL NULL. No row or a failed step: store_fail(what). */
+enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,
+                       int64_t *out);
+
 /* Appends to a growable array: doubles cap (from 256) when n reaches it. */
 #define STORE_GROW(arr, n, cap)                                                                    \
     do {                                                                                           \

@@ -19,18 +19,9 @@ enum err store_source_now(struct store *s, int64_t *out) {
         *out = now;
         return ERR_OK;
     }
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_SOURCE_NOW, &st);
+    enum err rc = store_one_int(s, SQL_SOURCE_NOW, INT64_MIN, "source_now", &now);
     if (rc != ERR_OK)
         return rc;
-    int r = sqlite3_step(st);
-    if (r != SQLITE_ROW) {
-        rc = store_fail(s, r, "source_now");
-        sqlite3_reset(st);
-        return rc;
-    }
-    now = store_col_or(st, 0, INT64_MIN);
-    sqlite3_reset(st);
     if (tracked)
         store_memo_set_now(store_memo(s), gen, now);
     if (now == INT64_MIN)
