@@ -3,7 +3,7 @@
  * Query: window= / from= / to= (default: the last 7 days) set the window the
  * rows and cost figures come from; namespace= and configuration= narrow the Job
  * findings (pool and cluster findings always show); experiment= narrows the
- * cost figures only. */
+ * cost figures only; cluster= narrows everything read (docs/fleet.md). */
 #include "http/api_advice.h"
 
 #include <stdlib.h>
@@ -48,8 +48,8 @@ static bool advise(struct request *req, struct response *resp, const struct api_
     const struct config *cfg = req->app ? req->app->cfg : NULL;
     enum cost_config dflt = calc_default_config(req->app ? &req->app->calc : NULL);
     struct store_advice_data *d = NULL;
-    enum err rc =
-        store_advice_load(req->db, q->w.from, q->w.to, dflt, cfg ? cfg->cluster_id : NULL, &d);
+    enum err rc = store_advice_load(req->db, q->w.from, q->w.to, dflt, cfg ? cfg->cluster_id : NULL,
+                                    q->clusters, &d);
     if (rc != ERR_OK) {
         response_error(resp, rc == ERR_BUSY ? 503 : 500, "database", "cannot read the data: %s",
                        err_str(rc));

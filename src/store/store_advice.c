@@ -16,7 +16,7 @@
 static const char SQL_POOLS[] =
     "SELECT id, name, size, cluster_id, capacity_type, auto_scale, min_nodes, max_nodes, "
     "node_count, labels_json, taints_json, price_hourly_micro, deleted_at "
-    "FROM node_pools ORDER BY name, id";
+    "FROM node_pools WHERE " STORE_IN_CLUSTERS("cluster") " ORDER BY name, id";
 
 static const char SQL_SIZES[] =
     "SELECT slug, vcpus, memory_mb, gpu_count, gpu_model, gpu_vram_gb FROM sizes ORDER BY slug";
@@ -25,12 +25,14 @@ static const char SQL_NODES[] =
     "SELECT n.name, n.pool_id, coalesce(n.capacity_type, p.capacity_type), n.created_at, "
     "n.ready_at, " NODE_DELETED("n") " "
     "FROM nodes n LEFT JOIN node_pools p ON p.id = n.pool_id "
-    "WHERE " NODE_DELETED("n") " IS NULL OR " NODE_DELETED("n") " >= ?1 - 86400 "
+    "WHERE (" NODE_DELETED("n") " IS NULL OR " NODE_DELETED("n") " >= ?1 - 86400) "
+    " AND " STORE_IN_CLUSTERS("n.cluster") " "
     "ORDER BY n.name";
 
 static const char SQL_RECLAIMS[] =
     "SELECT pool_id, detected_at, first_signal_at FROM reclaims "
-    "WHERE detected_at >= ?1 AND detected_at < ?2 ORDER BY detected_at, pool_id";
+    "WHERE detected_at >= ?1 AND detected_at < ?2 AND " STORE_IN_CLUSTERS("cluster") " "
+    "ORDER BY detected_at, pool_id";
 
 /* An attempt ended by a disruption: cost.h "Interrupted" (not succeeded; a
  * DisruptionTarget, a disruption reason, or its node deleted while it held it,
@@ -42,9 +44,11 @@ static const char SQL_RECLAIMS[] =
     "coalesce(min(a.finished_at, a.deleted_at), a.finished_at, a.deleted_at, "                     \
     NODE_DELETED("nd") "))))"
 
-/* ?1 since, ?2 until, ?3 limit + 1 (to tell truncation) */
+/* ?1 since, ?2 until, ?3 limit + 1 (to tell truncation). ?3 is named before
+ * :clusters: a named parameter takes the index after the largest one seen so
+ * far in the text, so it would otherwise share index 3 with the limit. */
 static const char SQL_JOBS[] =
-    "WITH j AS ("
+    "WITH lim(n) AS (SELECT ?3), j AS ("
     " SELECT t.job_uid, min(t.namespace) AS ns, min(t.name) AS name, "
     "  max(t.configuration) AS cfg, max(t.backoff_limit) AS bl, "
     "  max(t.ttl_after_finished) AS ttl, max(coalesce(t.has_pod_failure_policy, 0)) AS hp, "
@@ -54,8 +58,8 @@ static const char SQL_JOBS[] =
     "  max(t.last_seen) AS ls "
     " FROM tasks t "
     " WHERE (t.completed_at IS NULL OR t.completed_at >= ?1) AND t.last_seen >= ?1 "
-    "  AND t.first_seen < ?2 "
-    " GROUP BY t.job_uid ORDER BY ls DESC, t.job_uid LIMIT ?3), "
+    "  AND t.first_seen < ?2 AND " STORE_IN_CLUSTERS("t.cluster") " "
+    " GROUP BY t.job_uid ORDER BY ls DESC, t.job_uid LIMIT (SELECT n FROM lim)), "
     "a AS ("
     " SELECT t.job_uid, count(a.uid) AS n, sum(" INTERRUPTED ") AS i, "
     "  sum(a.report_checkpoint_seconds IS NOT NULL) AS ck "
@@ -74,7 +78,7 @@ static const char SQL_LAG[] =
     "SELECT max(max(a.first_seen - a.created_at, 0)), count(*) FROM attempts a "
     "WHERE coalesce(a.scheduled_at, a.created_at, a.started_at) >= ?1 "
     " AND coalesce(a.scheduled_at, a.created_at, a.started_at) < ?2 "
-    " AND a.created_at IS NOT NULL "
+    " AND a.created_at IS NOT NULL AND " STORE_IN_CLUSTERS("a.cluster") " "
     " AND a.created_at >= (SELECT first_seen FROM attempts ORDER BY rowid LIMIT 1)";
 
 /* PodDisruptionBudgets alive in [?1, ?2) with a selector spotledger reads, each
@@ -85,7 +89,7 @@ static const char SQL_PDBS[] =
     "WITH m AS ("
     " SELECT p.uid AS pdb, a.uid AS att, coalesce(a.pool_id, nd.pool_id) AS pool "
     " FROM attempts a JOIN tasks t ON t.uid = a.task_uid "
-    "  JOIN pdbs p ON p.namespace = t.namespace "
+    "  JOIN pdbs p ON p.namespace = t.namespace AND p.cluster = t.cluster "
     "  LEFT JOIN nodes nd ON nd.name = a.node_name "
     "  LEFT JOIN node_pools np ON np.id = coalesce(a.pool_id, nd.pool_id) "
     " WHERE p.selector_json IS NOT NULL "
@@ -98,11 +102,12 @@ static const char SQL_PDBS[] =
     " p.min_available_pct, p.expected_pods, count(DISTINCT m.att), min(m.pool) "
     "FROM pdbs p LEFT JOIN m ON m.pdb = p.uid "
     "WHERE p.selector_json IS NOT NULL AND (p.deleted_at IS NULL OR p.deleted_at >= ?1) "
-    " AND coalesce(p.created_at, p.first_seen) < ?2 "
+    " AND coalesce(p.created_at, p.first_seen) < ?2 AND " STORE_IN_CLUSTERS("p.cluster") " "
     "GROUP BY p.uid ORDER BY p.namespace, p.name, p.uid";
 
 static const char SQL_CLUSTER[] =
-    "SELECT coalesce(name, id) FROM clusters ORDER BY (id = ?1) DESC, last_seen DESC, id LIMIT 1";
+    "SELECT coalesce(name, id) FROM clusters WHERE " STORE_IN_CLUSTERS("cluster") " "
+    "ORDER BY (id = :id) DESC, last_seen DESC, id LIMIT 1";
 // clang-format on
 
 static const char *keep(struct store_advice_data *d, sqlite3_stmt *st, int col) {
@@ -297,7 +302,7 @@ static enum err load_cluster(struct store *s, struct store_advice_data *d, const
     enum err rc = store_stmt(s, SQL_CLUSTER, &st);
     if (rc != ERR_OK)
         return rc;
-    store_bind_text(st, 1, cluster_id);
+    store_bind_text(st, sqlite3_bind_parameter_index(st, ":id"), cluster_id);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
         d->in.cluster = keep(d, st, 0);
@@ -308,7 +313,8 @@ static enum err load_cluster(struct store *s, struct store_advice_data *d, const
 
 enum err store_advice_load(struct store *s, int64_t since, int64_t until,
                            enum cost_config default_config, const char *cluster_id,
-                           struct store_advice_data **out) {
+                           const char *clusters, struct store_advice_data **out) {
+    store_set_read_clusters(s, clusters && *clusters ? clusters : NULL);
     struct store_advice_data *d = xcalloc(1, sizeof *d);
     d->in.watch_lag_seconds = -1;
     void *v[6] = {0};

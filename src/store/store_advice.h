@@ -53,10 +53,13 @@ struct store_advice_data {
 };
 
 /* *out is new on ERR_OK (store_advice_free); untouched on error. cluster_id
- * may be NULL. */
+ * may be NULL. clusters: the fleet names read, as ",a,b," (docs/fleet.md
+ * "cluster="); NULL or "" every cluster. Pools, nodes, reclaims, Jobs, PDBs, the
+ * watch lag and the DigitalOcean cluster name are those clusters' (sizes are the
+ * account's); a PDB selects only pods of its own cluster. */
 enum err store_advice_load(struct store *s, int64_t since, int64_t until,
                            enum cost_config default_config, const char *cluster_id,
-                           struct store_advice_data **out);
+                           const char *clusters, struct store_advice_data **out);
 void store_advice_free(struct store_advice_data *d);
 
 #endif

@@ -644,6 +644,81 @@ static void test_csv_tasks(void **state) {
     assert_null(strstr(apitest_body(t), ",west\r\n"));
 }
 
+/* The finding ids of the advice just received, as " id id ... " (static). */
+static const char *finding_ids(struct apitest *t) {
+    static char ids[4096];
+    size_t n = 0;
+    ids[n++] = ' ';
+    for (size_t i = 0; i < jlen(t, "findings") && n < sizeof ids - 1; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "findings.%zu.id", i);
+        n += (size_t)snprintf(ids + n, sizeof ids - n, "%s ", jstr(t, p));
+        if (n >= sizeof ids)
+            n = sizeof ids - 1;
+    }
+    ids[n] = '\0';
+    return ids;
+}
+
+static void expect_ids(struct apitest *t, const char *const *has, const char *const *hasnt) {
+    const char *ids = finding_ids(t);
+    char want[160];
+    for (; has && *has; has++) {
+        snprintf(want, sizeof want, " %s ", *has);
+        if (!strstr(ids, want))
+            fail_msg("no finding %s in%s", *has, ids);
+    }
+    for (; hasnt && *hasnt; hasnt++)
+        if (strstr(apitest_body(t), *hasnt))
+            fail_msg("%s cited in %.800s", *hasnt, apitest_body(t));
+}
+
+/* /api/v1/advice with cluster= (docs/fleet.md): the Jobs, PDBs, pools, nodes
+ * and reclaims read are those of the clusters named, and a PDB selects only
+ * the pods of its own cluster. Both clusters get a PDB in namespace batch that
+ * allows no disruption (selector {}: every pod), and every Job a
+ * ttlSecondsAfterFinished of 10 s (under the 60 s poll interval: the
+ * ttl-too-short rule fires for each). East's J1-a1 and J2-a1 ran on its Spot
+ * node S in the week, so east's PDB blocks a drain; west has no Spot node, so
+ * its PDB blocks nothing (before: it matched east's pods by namespace). */
+static void test_advice_cluster(void **state) {
+    struct apitest *t = *state;
+    testdb_execf(&t->db,
+                 "UPDATE tasks SET ttl_after_finished = 10;"
+                 "INSERT INTO pdbs(uid, namespace, name, max_unavailable, selector_json,"
+                 " created_at, first_seen, last_seen, cluster) VALUES"
+                 " ('pdb-e', 'batch', 'pdb-east', 0, '{}', %lld, %lld, %lld, 'east'),"
+                 " ('pdb-w', 'batch', 'pdb-west', 0, '{}', %lld, %lld, %lld, 'west');",
+                 TESTDB_T0 - 600, TESTDB_T0 - 600, TESTDB_T0 + 9000, TESTDB_T0 - 600,
+                 TESTDB_T0 - 600, TESTDB_T0 + 9000);
+    apitest_open(t);
+    static const char *const east_has[] = {"ttl-too-short:batch/job-one",
+                                           "ttl-too-short:batch/job-three",
+                                           "pdb-blocks-drain:batch/pdb-east", NULL};
+    static const char *const west_has[] = {"ttl-too-short:batch/job-west", NULL};
+    static const char *const not_west[] = {"job-west", "pdb-west", "pool-w", "gpu-od", NULL};
+    static const char *const not_east[] = {"job-one",      "job-two",   "job-three", "pdb-east",
+                                           "pdb-west",     "pool-spot", "gpu-spot",  "pool-fb",
+                                           "gpu-fallback", NULL};
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK "&cluster=east"), 200);
+    expect_ids(t, east_has, not_west);
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK "&cluster=west"), 200);
+    expect_ids(t, west_has, not_east);
+    /* the fleet: both clusters' Jobs; west's PDB still selects no Spot pod */
+    static const char *const fleet_has[] = {"ttl-too-short:batch/job-one",
+                                            "ttl-too-short:batch/job-west",
+                                            "pdb-blocks-drain:batch/pdb-east", NULL};
+    static const char *const fleet_not[] = {"pdb-west", NULL};
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK), 200);
+    expect_ids(t, fleet_has, fleet_not);
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK "&cluster=east,west"), 200);
+    expect_ids(t, fleet_has, fleet_not);
+    /* a cluster with no rows: no Job, PDB or pool finding of another */
+    static const char *const north_not[] = {"job-", "pdb-", "pool-", NULL};
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK "&cluster=north"), 200);
+    expect_ids(t, NULL, north_not);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_summary_per_cluster, setup, apitest_teardown_state),
@@ -655,6 +730,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_metrics_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_reconcile_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_advice_cluster, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,7 +135,8 @@ static const struct advice_job *job(const struct store_advice_data *d, const cha
 static void test_load(void **state) {
     struct fx *f = *state;
     struct store_advice_data *d = NULL;
-    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_FALLBACK, NULL, &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_FALLBACK, NULL, NULL, &d),
+                     ERR_OK);
     const struct advice_input *in = &d->in;
     assert_false(d->jobs_truncated);
     assert_string_equal(in->cluster, "prod");
@@ -200,7 +201,7 @@ static void test_load(void **state) {
     store_advice_free(d);
 
     /* an empty window: no jobs, no lag; the cluster named by id wins */
-    assert_int_equal(store_advice_load(f->db, 10, 20, COST_SPOT, "c-1", &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->db, 10, 20, COST_SPOT, "c-1", NULL, &d), ERR_OK);
     assert_int_equal(d->in.n_jobs, 0);
     assert_int_equal(d->in.n_reclaims, 0);
     assert_int_equal(d->in.watch_lag_seconds, -1);
@@ -235,7 +236,7 @@ static void test_load_example_job(void **state) {
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "h100-render-2026w48");
     sqlite3_finalize(st);
     struct store_advice_data *d = NULL;
-    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, NULL, &d), ERR_OK);
     const struct advice_job *j = job(d, "7e57ad71-0000-4000-8000-000000000001");
     assert_non_null(j);
     assert_string_equal(j->ns, "gpu-batch");
@@ -342,7 +343,7 @@ static void test_load_pdbs(void **state) {
                 "{\"maxUnavailable\":0,\"selector\":{\"matchLabels\":{\"app\":\"sweep\"}}}"),
             0);
     struct store_advice_data *d = NULL;
-    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, NULL, &d), ERR_OK);
     /* kept: sweep-pdb, sweep-team, all; left out: expr (matchExpressions not
      * evaluated), gone (deleted before the window) */
     assert_int_equal(d->in.n_pdbs, 3);

@@ -309,7 +309,7 @@ static enum err run(struct store *s, enum op op) {
     }
     case OP_ADVICE: {
         struct store_advice_data *d = NULL;
-        rc = store_advice_load(s, t, t + 86400, COST_FALLBACK, NULL, &d);
+        rc = store_advice_load(s, t, t + 86400, COST_FALLBACK, NULL, NULL, &d);
         if (rc == ERR_OK)
             store_advice_free(d);
         else
