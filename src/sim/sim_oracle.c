@@ -182,6 +182,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
     r->node_cls = xcalloc((size_t)tl->nnodes * ORC_NCONFIG * K_N + 1, sizeof *r->node_cls);
     r->pool_cfg_idle = xcalloc((size_t)tl->npools * ORC_NCONFIG + 1, sizeof *r->pool_cfg_idle);
     r->pool_by_alloc = xcalloc((size_t)tl->npools + 1, sizeof *r->pool_by_alloc);
+    r->pool_cfg_secs = xcalloc((size_t)tl->npools * ORC_NCONFIG + 1, sizeof *r->pool_cfg_secs);
     for (int p = 0; p < tl->npools; p++)
         r->pools[p].spot = orc_pool_is_spot(tl, p);
 
@@ -397,6 +398,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
         /* allocated: every pod held on it, every second */
         i128 cls[ORC_NCONFIG * K_N];
         memset(cls, 0, sizeof cls);
+        int64_t share_s[ORC_NCONFIG] = {0, 0, 0}; /* share numerator x charged seconds */
         int64_t den = 0;
         for (int q = 0; q < on_node_n[n]; q++) {
             int i = on_node[n][q];
@@ -423,6 +425,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                     k = K_RESTORE;
                 cls[c * K_N + k] += (i128)sn * nr->rate;
                 r->pods[i].w[k] += sn;
+                share_s[c] += sn;
             }
         }
         i128 sum = 0;
@@ -443,6 +446,8 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
                     alloc_pc[node->pool * ORC_NCONFIG + c] += parts[c * K_N + k];
             }
         }
+        for (int c = 0; c < ORC_NCONFIG && den > 0; c++)
+            r->pool_cfg_secs[node->pool * ORC_NCONFIG + c] += round_div(share_s[c], den);
         nr->idle = nr->total - nr->allocated;
         struct orc_pool_result *pr = &r->pools[node->pool];
         if (win > 0)
@@ -657,6 +662,7 @@ void orc_result_release(struct orc_result *r) {
     free(r->node_cls);
     free(r->pool_cfg_idle);
     free(r->pool_by_alloc);
+    free(r->pool_cfg_secs);
     free(r->pools);
     free(r->nodes);
     free(r->reclaims);

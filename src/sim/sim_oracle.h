@@ -189,7 +189,10 @@ struct orc_result {
     struct orc_pod_result *pods; /* [npods] */
     int64_t *node_cls;           /* [nnodes][ORC_NCONFIG * ORC_NKIND] allocated, per class */
     int64_t *pool_cfg_idle;      /* [npools][ORC_NCONFIG] idle given to each configuration */
-    bool *pool_by_alloc;         /* [npools] idle split by allocated (else held seconds) */
+    /* [npools][ORC_NCONFIG] share-weighted charged seconds in W of each configuration's
+     * pods, per node rounded once (the summary's node_seconds_by_pool) */
+    int64_t *pool_cfg_secs;
+    bool *pool_by_alloc; /* [npools] idle split by allocated (else held seconds) */
     struct orc_config_result cfg[ORC_NCONFIG];
     int64_t cf_tasks, cf_priced, cf_unpriced, cf_work_seconds, cf_cost, cf_per_task;
     int64_t cf_reported, cf_runtime; /* winners by reported work_seconds / by run time */

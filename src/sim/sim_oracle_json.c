@@ -42,6 +42,18 @@ static void ktime_or_null(struct jsonw *j, const char *key, int64_t v) {
         jsonw_time(j, v);
 }
 
+/* The pools' indexes by id (the API lists pools by id). */
+static int *pools_by_id(const struct orc_timeline *tl) {
+    int *v = xcalloc((size_t)tl->npools + 1, sizeof *v);
+    for (int i = 0; i < tl->npools; i++) {
+        int k = i;
+        for (; k > 0 && strcmp(tl->pools[v[k - 1]].id, tl->pools[i].id) > 0; k--)
+            v[k] = v[k - 1];
+        v[k] = i;
+    }
+    return v;
+}
+
 enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result *r,
                          struct buf *out) {
     static const char *const names[ORC_NCONFIG] = {"spot", "fallback", "on-demand"};
@@ -59,6 +71,7 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
     for (int c = 0; c < ORC_NCONFIG; c++)
         partial = partial || r->cfg[c].partial;
     jsonw_kbool(&j, "partial", partial);
+    int *by_id = pools_by_id(tl);
     jsonw_key(&j, "configurations");
     jsonw_arr(&j);
     for (int c = 0; c < ORC_NCONFIG; c++) {
@@ -89,6 +102,20 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         kint_or_null(&j, "p50", cr->restore_p50);
         kint_or_null(&j, "p95", cr->restore_p95);
         jsonw_obj_end(&j);
+        jsonw_key(&j, "node_seconds_by_pool");
+        jsonw_arr(&j);
+        for (int k = 0; k < tl->npools; k++) {
+            int p = by_id[k];
+            int64_t secs = r->pool_cfg_secs[p * ORC_NCONFIG + c];
+            if (secs == 0)
+                continue;
+            jsonw_obj(&j);
+            jsonw_kstr(&j, "pool_id", tl->pools[p].id);
+            jsonw_kstr(&j, "pool", tl->pools[p].name);
+            jsonw_kint(&j, "seconds", secs);
+            jsonw_obj_end(&j);
+        }
+        jsonw_arr_end(&j);
         jsonw_kint(&j, "counterfactual_tasks", cr->cf_tasks);
         jsonw_kmoney(&j, "counterfactual_cost", cr->cf_cost);
         kpercent_or_null(&j, "savings_vs_on_demand_percent", cr->savings_bp);
@@ -177,5 +204,6 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
     }
     jsonw_arr_end(&j);
     jsonw_obj_end(&j);
+    free(by_id);
     return j.rc;
 }

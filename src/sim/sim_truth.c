@@ -8,7 +8,6 @@
 
 #include "base/jsonw.h"
 #include "base/log.h"
-#include "sim/sim_truth_cost.h"
 #include "sim/sim_billing.h"
 #include "sim/sim_record.h"
 #include "base/xalloc.h"
@@ -236,18 +235,15 @@ enum err sim_truth_render(const struct sim_world *w, struct buf *out) {
         jsonw_obj_end(&j);
     }
     jsonw_arr_end(&j);
-    enum err rc = sim_truth_render_cost(w, &j);
     /* the independent oracle (docs/oracle.md): what the cost engine must agree with */
+    struct buf part;
+    buf_init(&part, 0);
+    enum err rc = sim_record_oracle_json(w, &part);
     if (rc == ERR_OK) {
-        struct buf part;
-        buf_init(&part, 0);
-        rc = sim_record_oracle_json(w, &part);
-        if (rc == ERR_OK) {
-            jsonw_key(&j, "oracle");
-            jsonw_raw(&j, buf_str(&part));
-        }
-        buf_release(&part);
+        jsonw_key(&j, "oracle");
+        jsonw_raw(&j, buf_str(&part));
     }
+    buf_release(&part);
     jsonw_obj_end(&j);
     buf_putc(out, '\n');
     return rc != ERR_OK ? rc : j.rc;

@@ -7,9 +7,10 @@
  * invoice items); per attempt its pod, task, node, scheduled / started /
  * finished / deleted / end times, outcome and whether it was interrupted; per
  * task its outcome, configuration and experiment; per reclaim its timeline; and
- * totals per configuration that need no cost allocation; "cost": the cost
- * engine run over [start, until) on the same exact facts (sim_truth_cost.h);
- * "oracle": the independent oracle's figures (sim_oracle.h).
+ * totals per configuration that need no cost allocation; "oracle": the
+ * independent oracle's figures over [start, until) (sim_oracle.h, docs/oracle.md),
+ * which spotledger's answers are compared with. Nothing here runs the service's
+ * own cost engine (issue 15: spotsim uses only base, model, plan and source).
  * Pure; thread rule: any thread. */
 #ifndef SPOTLEDGER_SIM_TRUTH_H
 #define SPOTLEDGER_SIM_TRUTH_H

@@ -3,8 +3,10 @@
 # spotledger polls it (DigitalOcean over HTTP, Kubernetes over HTTPS with
 # spotsim's CA, as in production), and once the scenario is over spotledger's
 # figures must equal the truth spotsim computed from its own event log, to the
-# micro-dollar: /api/v1/summary, nodes, pools and reclaims, and the invoice
-# total stored from DigitalOcean's billing API.
+# micro-dollar: every figure of /api/v1/summary, nodes, pools and reclaims against
+# the independent oracle's (tests/oracle/compare.jq, strict: a field the oracle does
+# not compute must be listed with its reason in docs/oracle.md "Not compared"), and
+# the invoice total stored from DigitalOcean's billing API.
 #
 # Cases: the 12 h scenario with one reclaim; the same with no reclaim; many
 # reclaims with checkpointing; a 60 s TTL with fast pod GC through dropped
@@ -112,17 +114,16 @@ run_case() {
   # |rounding| <= half a cent per item, in micro-dollars (jq: 1e6 x a 6-decimal number)
   rec_round_ok=$(jq -r '.reconciliation[0].lines[-1] |
     ((.rounding * 1000000 | round | fabs) <= .items * 5000) and (.items > 0)' "$d/summary.json")
-  jq -S '.cost.summary | del(.now)' "$d/truth.json" >"$d/want.summary"
   curl -sf "$base/api/v1/nodes?$w" | jq -S .nodes >"$d/got.nodes"
-  jq -S '.cost.nodes' "$d/truth.json" >"$d/want.nodes"
   curl -sf "$base/api/v1/pools?$w" | jq -S .pools >"$d/got.pools"
-  jq -S '.cost.pools' "$d/truth.json" >"$d/want.pools"
   curl -sf "$base/api/v1/reclaims?$w" | jq -S .reclaims >"$d/got.reclaims"
-  jq -S '.cost.reclaims' "$d/truth.json" >"$d/want.reclaims"
-  # the independent oracle (docs/oracle.md): every figure it computes, to the micro-dollar
+  # the independent oracle (docs/oracle.md): every figure it computes, to the micro-dollar;
+  # strict: a field of these answers the oracle does not compute fails the run unless
+  # docs/oracle.md "Not compared" lists it with its reason
   jq -n --slurpfile s "$d/summary.json" --slurpfile n "$d/got.nodes" --slurpfile p "$d/got.pools" \
     --slurpfile r "$d/got.reclaims" --slurpfile t "$d/truth.json" \
-    '{got: {summary: $s[0], nodes: $n[0], pools: $p[0], reclaims: $r[0]}, want: $t[0].oracle}' |
+    '{got: {summary: $s[0], nodes: $n[0], pools: $p[0], reclaims: $r[0]}, want: $t[0].oracle,
+      strict: true}' |
     jq -r -f "$root/tests/oracle/compare.jq" >"$d/oracle.diff"
   ndiff=$(wc -l <"$d/oracle.diff")
   oracle_total=$((oracle_total + ndiff))
@@ -131,12 +132,6 @@ run_case() {
     head -20 "$d/oracle.diff" >&2
     if [ "${ORACLE_GATE:-1}" = 1 ]; then fail "$name: spotledger differs from the oracle"; fi
   fi
-  for k in summary nodes pools reclaims; do
-    if ! cmp -s "$d/want.$k" "$d/got.$k"; then
-      diff "$d/want.$k" "$d/got.$k" | head -40 >&2
-      fail "$name: $k differs from spotsim's truth (above: < truth, > spotledger)"
-    fi
-  done
   # the invoice DigitalOcean billed, as stored: spotsim's per-second rule per node and
   # month, each item in whole cents; the reconciliation's estimate is the truth's exact
   # amount, and the difference is all rounding (under half a cent per item)
@@ -200,7 +195,7 @@ run_case() {
   done
   curl -sf "http://$http/sim/status" >"$d/sim.status" || echo '{}' >"$d/sim.status"
   cost=$(jq -r '[.configurations[] | select(.basis == "measured") | .cost_per_successful_task] | map(tostring) | join(" / ")' "$d/got.summary")
-  echo "e2e_truth: $name: summary, nodes, pools, reclaims, invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost ($(($(date +%s) - t0)) s)"
+  echo "e2e_truth: $name: summary, nodes, pools, reclaims (the oracle's), invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost ($(($(date +%s) - t0)) s)"
   kill "$ledgerpid" "$simpid" 2>/dev/null || true
   wait "$ledgerpid" 2>/dev/null || true
   wait "$simpid" 2>/dev/null || true

@@ -478,6 +478,11 @@ static void test_engine_section_figures(void **state) {
     assert_int_equal(s->savings_bp, -50625);
     assert_int_equal(r.cfg[ORC_FALLBACK].savings_bp, ORC_NEVER);
     assert_int_equal(r.excluded, 0);
+    /* share-weighted charged seconds by pool (each pod 1 GPU of 1): f: a2 1900 + c1
+     * 3600 + b2 3700 = 9200; s: a1 6950 + b1 6850 = 13800 */
+    assert_int_equal(r.pool_cfg_secs[1 * ORC_NCONFIG + ORC_SPOT], 9200);
+    assert_int_equal(r.pool_cfg_secs[0 * ORC_NCONFIG + ORC_SPOT], 13800);
+    assert_int_equal(r.pool_cfg_secs[1 * ORC_NCONFIG + ORC_FALLBACK], 0);
     /* the reclaim of s: S1 and S2 (S0 ended 6050 s before it was gone, over an
      * hour); J1 and J2 interrupted, both resumed (7200, 7500) */
     assert_int_equal(r.nreclaims, 1);
@@ -493,17 +498,20 @@ static void test_engine_section_figures(void **state) {
     struct buf b;
     buf_init(&b, 0);
     assert_int_equal(orc_render_json(&tl, &r, &b), ERR_OK);
-    const char *want[] = {"\"tasks_running\":1",
-                          "\"p50\":200,\"p95\":500",
-                          "\"measured_overhead_percent\":361.82",
-                          "\"savings_vs_on_demand_percent\":-506.25",
-                          "\"counterfactual_cost\":4.8",
-                          "\"tasks_reported_work\":1",
-                          "\"attempts_unscheduled\":1",
-                          "\"last_resumed_at\":\"1970-01-01T02:05:00Z\"",
-                          "\"billable_start\":\"1970-01-01T00:01:40Z\"",
-                          "\"deleted_at\":\"1970-01-01T00:16:40Z\"",
-                          "\"signal_to_gone_seconds\":50"};
+    const char *want[] = {
+        "\"tasks_running\":1",
+        "\"p50\":200,\"p95\":500",
+        "\"measured_overhead_percent\":361.82",
+        "\"savings_vs_on_demand_percent\":-506.25",
+        "\"counterfactual_cost\":4.8",
+        "\"tasks_reported_work\":1",
+        "\"attempts_unscheduled\":1",
+        "\"last_resumed_at\":\"1970-01-01T02:05:00Z\"",
+        "\"billable_start\":\"1970-01-01T00:01:40Z\"",
+        "\"deleted_at\":\"1970-01-01T00:16:40Z\"",
+        "\"signal_to_gone_seconds\":50",
+        "\"node_seconds_by_pool\":[{\"pool_id\":\"p-f\",\"pool\":\"f\",\"seconds\":9200},"
+        "{\"pool_id\":\"p-s\",\"pool\":\"s\",\"seconds\":13800}]"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         if (!strstr(buf_str(&b), want[i]))
             fail_msg("no %s in %s", want[i], buf_str(&b));
