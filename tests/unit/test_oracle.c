@@ -557,6 +557,14 @@ static int run_seed(uint64_t seed) {
             CMP("cost_per_successful_task", o->cost_per_task, nul(e->cost_per_successful_task));
             CMP("restore_seconds.samples", o->restore_samples, e->restore.samples);
             CMP("restore_seconds.total", o->restore_total, e->restore.total);
+            /* the figures the truth's engine-run section used to give (docs/oracle.md) */
+            CMP("tasks_running", o->tasks_running, e->tasks_running);
+            CMP("restore_seconds.p50", o->restore_p50, nul(e->restore.p50));
+            CMP("restore_seconds.p95", o->restore_p95, nul(e->restore.p95));
+            CMP("counterfactual_tasks", o->cf_tasks, e->counterfactual_tasks);
+            CMP("counterfactual_cost", o->cf_cost, e->counterfactual_cost);
+            CMP("measured_overhead_bp", o->overhead_bp, nul(e->measured_overhead_bp));
+            CMP("savings_vs_on_demand_bp", o->savings_bp, nul(e->savings_vs_on_demand_bp));
         }
 #undef CMP
         diff(seed, "counterfactual.tasks", want.cf_tasks, r->counterfactual.tasks);
@@ -567,6 +575,12 @@ static int run_seed(uint64_t seed) {
         diff(seed, "counterfactual.cost", want.cf_cost, r->counterfactual.cost);
         diff(seed, "counterfactual.per_task", want.cf_per_task,
              nul(r->counterfactual.cost_per_successful_task));
+        diff(seed, "counterfactual.tasks_reported_work", want.cf_reported,
+             r->counterfactual.tasks_reported_work);
+        diff(seed, "counterfactual.tasks_run_time", want.cf_runtime,
+             r->counterfactual.tasks_run_time);
+        diff(seed, "attempts_unscheduled", want.attempts_unscheduled, r->attempts_unscheduled);
+        diff(seed, "excluded_cost", want.excluded, r->excluded_cost);
         diff(seed, "nodes_total", want.nodes_total, r->nodes_total);
         diff(seed, "allocated_total", want.allocated_total, r->allocated_total);
         diff(seed, "idle_total", want.idle_total, r->idle_total);
@@ -578,6 +592,21 @@ static int run_seed(uint64_t seed) {
                     got = r->nodes[k].total;
             snprintf(what, sizeof what, "node %s total", g->nodes[n].name);
             diff(seed, what, want.nodes[n].total, got);
+        }
+        /* node seconds by pool, per configuration (reclaims are not compared here: the
+         * random clusters' reclaims differ, docs/oracle.md "Known disagreements") */
+        for (int p = 0; p < tl.npools; p++) {
+            size_t k = 0;
+            while (k < r->n_pools &&
+                   !(r->pools[k].id && strcmp(r->pools[k].id, tl.pools[p].id) == 0))
+                k++;
+            for (int cf = 0; cf < 3; cf++) {
+                int64_t got = k < r->n_pools && r->configs[cf].pool_seconds
+                                  ? r->configs[cf].pool_seconds[r->pools[k].pool]
+                                  : 0;
+                snprintf(what, sizeof what, "%s.node_seconds_by_pool %s", cn[cf], tl.pools[p].id);
+                diff(seed, what, want.pool_cfg_secs[p * ORC_NCONFIG + cf], got);
+            }
         }
         calc_release(&c);
         compare_halves(seed, s, &cs, &tl, from, from + g->horizon / 2, to, now);
