@@ -74,7 +74,9 @@ static enum err capture(struct store *db, const struct calc_settings *cfg, const
 }
 
 /* Closed days computed now, written in batches of KEEP_BATCH (a year's
- * bodies are not held in memory at once). */
+ * bodies are not held in memory at once). bodies[2 i]: day i without its
+ * reclaim evidence, bodies[2 i + 1]: the whole day, empty when it has none
+ * (schema/012). */
 #define KEEP_BATCH 16
 struct keep {
     struct store_partial_row *rows;
@@ -86,7 +88,7 @@ struct keep {
 };
 
 static void keep_release(struct keep *k) {
-    for (size_t i = 0; i < k->n; i++)
+    for (size_t i = 0; i < 2 * k->n; i++)
         buf_release(&k->bodies[i]);
     free(k->rows);
     free(k->bodies);
@@ -100,8 +102,10 @@ static void keep_write(struct keep *k, struct compose_stats *st) {
         return;
     if (writer) { /* without a writer (read-only use) the days are only dropped */
         for (size_t i = 0; i < k->n; i++) {
-            k->rows[i].body = k->bodies[i].data;
-            k->rows[i].len = k->bodies[i].len;
+            k->rows[i].body = k->bodies[2 * i].data;
+            k->rows[i].len = k->bodies[2 * i].len;
+            k->rows[i].events = k->bodies[2 * i + 1].len ? k->bodies[2 * i + 1].data : NULL;
+            k->rows[i].events_len = k->bodies[2 * i + 1].len;
         }
         if (lock)
             pthread_mutex_lock(lock);
@@ -113,9 +117,32 @@ static void keep_write(struct keep *k, struct compose_stats *st) {
         else /* derived data: the next request computes the days again */
             log_msg(LOG_WARN, "compose: cannot keep %zu days' partial sums: %s", k->n, err_str(rc));
     }
-    for (size_t i = 0; i < k->n; i++)
+    for (size_t i = 0; i < 2 * k->n; i++)
         buf_release(&k->bodies[i]);
     k->n = 0;
+}
+
+/* Adds closed day `day` (partial p, computed under `version`) to the batch,
+ * writing the batch when full. */
+static void keep_add(struct keep *k, struct cost_partial *p, int64_t day, const int64_t version[2],
+                     struct compose_stats *st) {
+    k->rows[k->n] = (struct store_partial_row){.day = day, .version = {version[0], version[1]}};
+    struct buf *b = &k->bodies[2 * k->n];
+    buf_init(&b[0], 0);
+    buf_init(&b[1], 0);
+    size_t n_events = p->n_events;
+    p->n_events = 0; /* the sums alone */
+    enum err rc = cost_partial_encode(p, &b[0]);
+    p->n_events = n_events;
+    if (rc == ERR_OK && n_events)
+        rc = cost_partial_encode(p, &b[1]);
+    if (rc != ERR_OK) {
+        buf_release(&b[0]);
+        buf_release(&b[1]);
+        return;
+    }
+    if (++k->n == KEEP_BATCH)
+        keep_write(k, st);
 }
 
 /* A part's reclaim evidence, dropped before summing when the window can hold
@@ -183,17 +210,8 @@ static enum err collect(struct store *db, const struct calc_settings *cfg, const
             if ((rc = capture(db, cfg, b, a, a + STORE_DAY, now, &p)) != ERR_OK)
                 break;
             st->computed++;
-            if (cost_partial_closed(p, now)) {
-                k->rows[k->n] = (struct store_partial_row){
-                    .day = s->d0 + i, .version = {s->version[i][0], s->version[i][1]}};
-                buf_init(&k->bodies[k->n], 0);
-                if (cost_partial_encode(p, &k->bodies[k->n]) == ERR_OK)
-                    k->n++;
-                else
-                    buf_release(&k->bodies[k->n]);
-                if (k->n == KEEP_BATCH)
-                    keep_write(k, st);
-            }
+            if (cost_partial_closed(p, now))
+                keep_add(k, p, s->d0 + i, s->version[i], st);
         }
         add_part(s, sum, p);
         s->day[i] = NULL;
@@ -251,7 +269,7 @@ static enum err compose_window(struct store *db, struct store *writer, pthread_m
     struct stored s = {d0, (int64_t)nd, (const int64_t(*)[2])version, xcalloc(nd, sizeof(void *)),
                        false};
     struct keep k = {xcalloc(KEEP_BATCH, sizeof *k.rows),
-                     xcalloc(KEEP_BATCH, sizeof *k.bodies),
+                     xcalloc(2 * KEEP_BATCH, sizeof *k.bodies),
                      0,
                      writer,
                      writer_lock,
@@ -278,7 +296,7 @@ static enum err compose_window(struct store *db, struct store *writer, pthread_m
                             &b.node_ix);
     if (rc == ERR_OK) {
         s.events = cost_reclaim_possible(&b.data->in, q);
-        rc = store_partials_read(db, d0, d1, cost_engine_rev, dflt, take_row, &s);
+        rc = store_partials_read(db, d0, d1, cost_engine_rev, dflt, s.events, take_row, &s);
     }
     if (rc == ERR_OK)
         rc = collect(db, cfg, &b, q, now, &s, keep_days ? &k : NULL, sum, &st);
@@ -412,7 +430,7 @@ enum err compose_keep_days(struct compose_keeper *kp, struct store *db, struct s
         xcalloc((size_t)(max_days < (int64_t)nd ? max_days : (int64_t)nd), sizeof *pick);
     size_t np = 0;
     struct keep k = {xcalloc(KEEP_BATCH, sizeof *k.rows),
-                     xcalloc(KEEP_BATCH, sizeof *k.bodies),
+                     xcalloc(2 * KEEP_BATCH, sizeof *k.bodies),
                      0,
                      writer,
                      writer_lock,
@@ -448,19 +466,10 @@ enum err compose_keep_days(struct compose_keeper *kp, struct store *db, struct s
         if ((rc = capture(db, cfg, &b, a, a + STORE_DAY, now, &p)) != ERR_OK)
             break;
         st.computed++;
-        if (!cost_partial_closed(p, now)) {
+        if (!cost_partial_closed(p, now))
             skip_day(kp, d0 + i, version[i]);
-        } else {
-            k.rows[k.n] = (struct store_partial_row){.day = d0 + i,
-                                                     .version = {version[i][0], version[i][1]}};
-            buf_init(&k.bodies[k.n], 0);
-            if (cost_partial_encode(p, &k.bodies[k.n]) == ERR_OK)
-                k.n++;
-            else
-                buf_release(&k.bodies[k.n]);
-            if (k.n == KEEP_BATCH)
-                keep_write(&k, &st);
-        }
+        else
+            keep_add(&k, p, d0 + i, version[i], &st);
         cost_partial_free(p);
     }
     if (rc == ERR_OK)

@@ -6,6 +6,7 @@
 #ifndef SPOTLEDGER_STORE_PARTIAL_H
 #define SPOTLEDGER_STORE_PARTIAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,19 +15,25 @@
 
 #define STORE_DAY 86400
 
-/* One stored day. body is borrowed (valid during the callback only on read). */
+/* One stored day. body and events are borrowed (valid during the callback only
+ * on read). On write: body is the day without its reclaim evidence, events the
+ * whole day (NULL: the day has none; schema/012). On read: body is the one
+ * asked for (store_partials_read's `events`), events unused. */
 struct store_partial_row {
     int64_t day; /* Unix day number */
     int64_t version[2];
     const void *body;
     size_t len;
+    const void *events;
+    size_t events_len;
 };
 
 /* Calls fn for each stored day in [d0, d1) computed by engine revision `engine`
  * with default configuration `dflt`, in day order (the caller compares the
- * versions). ERR_DB. */
+ * versions): row.body is the whole day when `events` and it has evidence, else
+ * the day without it (its evidence pages are not read). ERR_DB. */
 enum err store_partials_read(struct store *s, int64_t d0, int64_t d1, const char *engine,
-                             const char *dflt,
+                             const char *dflt, bool events,
                              void (*fn)(void *arg, const struct store_partial_row *row), void *arg);
 
 /* store_partials_read without the bodies (row.body NULL, len 0): which days are
