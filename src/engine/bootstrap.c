@@ -247,24 +247,10 @@ static enum err prepare(const struct boot_params *p, const struct boot_item *ite
     return sample_build(items, n, s);
 }
 
-enum err boot_ratio(const struct boot_item *items, size_t n, const struct boot_params *p,
-                    struct boot_interval *out) {
-    uint64_t rng;
-    int nb;
-    int64_t min;
-    struct sample s;
-    enum err rc = prepare(p, items, n, &rng, &nb, &min, &s);
-    if (rc != ERR_OK)
-        return rc;
-    int64_t ns = (int64_t)s.successes;
-    if (!too_few(ns, min, ns, "", "successful", out))
-        rc = resample(STAT_RATIO, &s, NULL, nb, rng, ns, out);
-    sample_free(&s);
-    return rc;
-}
-
-enum err boot_paired_diff(const struct boot_item *items, size_t n, const struct boot_params *p,
-                          struct boot_interval *out) {
+/* One sample's statistic k (STAT_RATIO, or STAT_PAIRED which also needs enough
+ * priced tasks) over the successful tasks. */
+static enum err boot_one(enum statistic k, const struct boot_item *items, size_t n,
+                         const struct boot_params *p, struct boot_interval *out) {
     uint64_t rng;
     int nb;
     int64_t min;
@@ -274,10 +260,20 @@ enum err boot_paired_diff(const struct boot_item *items, size_t n, const struct 
         return rc;
     int64_t ns = (int64_t)s.successes;
     if (!too_few(ns, min, ns, "", "successful", out) &&
-        !too_few((int64_t)s.alt_tasks, min, ns, "", "priced", out))
-        rc = resample(STAT_PAIRED, &s, NULL, nb, rng, ns, out);
+        (k != STAT_PAIRED || !too_few((int64_t)s.alt_tasks, min, ns, "", "priced", out)))
+        rc = resample(k, &s, NULL, nb, rng, ns, out);
     sample_free(&s);
     return rc;
+}
+
+enum err boot_ratio(const struct boot_item *items, size_t n, const struct boot_params *p,
+                    struct boot_interval *out) {
+    return boot_one(STAT_RATIO, items, n, p, out);
+}
+
+enum err boot_paired_diff(const struct boot_item *items, size_t n, const struct boot_params *p,
+                          struct boot_interval *out) {
+    return boot_one(STAT_PAIRED, items, n, p, out);
 }
 
 enum err boot_diff(const struct boot_item *a, size_t na, const struct boot_item *b, size_t nb_,
