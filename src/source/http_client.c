@@ -220,17 +220,22 @@ void http_response_release(struct http_response *r) {
     buf_release(&r->body);
 }
 
-/* Clears per-attempt fields; keeps the body storage. */
-static void response_reset(struct http_response *r, size_t max) {
-    buf_reset(&r->body);
-    r->body.max = max;
-    r->status = 0;
+/* Forgets what the response headers said. */
+static void headers_reset(struct http_response *r) {
     r->date = 0;
     r->date_mono_ms = 0;
     r->retry_after = -1;
     r->ratelimit_remaining = -1;
     r->ratelimit_reset = 0;
     r->content_type[0] = '\0';
+}
+
+/* Clears per-attempt fields; keeps the body storage. */
+static void response_reset(struct http_response *r, size_t max) {
+    buf_reset(&r->body);
+    r->body.max = max;
+    r->status = 0;
+    headers_reset(r);
     r->error[0] = '\0';
 }
 
@@ -318,12 +323,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ud) {
     char tmp[64];
     if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
         /* a new response (e.g. after 100 Continue): forget the previous headers */
-        r->date = 0;
-        r->date_mono_ms = 0;
-        r->retry_after = -1;
-        r->ratelimit_remaining = -1;
-        r->ratelimit_reset = 0;
-        r->content_type[0] = '\0';
+        headers_reset(r);
     } else if (header_is(p, n, "date", &v, &vn)) {
         if (vn < sizeof tmp) {
             memcpy(tmp, v, vn);
