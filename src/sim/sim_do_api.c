@@ -297,6 +297,14 @@ static void cluster_json(struct jsonw *j, const struct sim_world *w, int64_t now
 
 bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t now,
                    const char *base_url, struct response *resp) {
+    return sim_do_handle_account(w, NULL, 0, req, now, base_url, resp);
+}
+
+bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *const *acct, int n,
+                           const struct request *req, int64_t now, const char *base_url,
+                           struct response *resp) {
+    const struct sim_world *alone[1] = {w};
+    struct sim_account a = {acct && n > 0 ? acct : alone, acct && n > 0 ? n : 1};
     const char *path = req->path;
     if (strncmp(path, "/v2/", 4) != 0)
         return false;
@@ -385,22 +393,22 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
         pool_json(&j, w, found, now);
         jsonw_obj_end(&j);
     } else if (strcmp(p, "customers/my/balance") == 0) {
-        sim_do_balance(w, now, resp);
+        sim_do_balance(&a, now, resp);
     } else if (strcmp(p, "customers/my/billing_history") == 0) {
-        sim_do_billing_history(w, req, now, base_url, resp);
+        sim_do_billing_history(&a, req, now, base_url, resp);
     } else if (strcmp(p, "customers/my/invoices") == 0) {
-        sim_do_invoices(w, req, now, base_url, resp);
+        sim_do_invoices(&a, req, now, base_url, resp);
     } else if (strncmp(p, "customers/my/invoices/", 22) == 0 && strlen(p + 22) == 36) {
-        if (!sim_do_invoice_items(w, req, now, base_url, p + 22, resp))
+        if (!sim_do_invoice_items(&a, req, now, base_url, p + 22, resp))
             sim_do_not_found(resp);
     } else if (strncmp(p, "customers/my/invoices/", 22) == 0 && strlen(p + 22) == 44 &&
                strcmp(p + 58, "/summary") == 0) {
         char uuid[37];
         snprintf(uuid, sizeof uuid, "%.36s", p + 22);
-        if (!sim_do_invoice_summary_doc(w, now, uuid, resp))
+        if (!sim_do_invoice_summary_doc(&a, now, uuid, resp))
             sim_do_not_found(resp);
     } else if (strncmp(p, "billing/", 8) == 0) {
-        sim_do_insights(w, req, now, p + 8, resp);
+        sim_do_insights(&a, req, now, p + 8, resp);
     } else if (strcmp(p, "kubernetes/options") == 0) {
         sim_do_k8s_options(w, resp);
     } else if (strcmp(p, "droplets") == 0) {

@@ -19,6 +19,14 @@
  * prefixes pagination links. */
 bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t now,
                    const char *base_url, struct response *resp);
+/* The same for an account of several clusters (spotsim --also-cluster,
+ * docs/fleet.md): `w` answers the request's own routes, the account's billing
+ * (invoices and their items and summaries, billing history, balance, insights)
+ * bills every node of every world of acct[0..n) (acct[0] the first cluster,
+ * whose seed names the invoices). acct NULL or n 0: w alone. */
+bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *const *acct, int n,
+                           const struct request *req, int64_t now, const char *base_url,
+                           struct response *resp);
 
 /* DigitalOcean error body {"id","message","request_id"} with status. */
 void sim_do_error(struct response *resp, int status, const char *id, const char *message);

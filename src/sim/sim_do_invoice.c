@@ -17,40 +17,73 @@
 
 #define MAX_MONTHS 24
 
-/* Months (starts) with any billed item up to now, ascending; returns the count. */
-static int billed_months(const struct sim_world *w, int64_t now, int64_t *months) {
-    int n = 0;
+/* One billed item of one of the account's worlds. */
+struct acct_item {
+    const struct sim_world *w;
+    struct sim_bill_item it;
+};
+
+/* Every item billed up to now, world by world, each in node order; *n of them
+ * (the caller frees). */
+static struct acct_item *account_items(const struct sim_account *a, int64_t now, size_t *n) {
+    size_t cap = 0;
+    for (int k = 0; k < a->n; k++)
+        cap += (size_t)a->w[k]->nnodes * SIM_BILL_MAX_MONTHS;
+    struct acct_item *all = xmalloc(sizeof *all * (cap ? cap : 1));
+    *n = 0;
     struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++) {
-            bool seen = false;
-            for (int m = 0; m < n; m++)
-                if (months[m] == items[q].month)
-                    seen = true;
-            if (!seen && n < MAX_MONTHS)
-                months[n++] = items[q].month;
+    for (int k = 0; k < a->n; k++)
+        for (int i = 0; i < a->w[k]->nnodes; i++) {
+            int c = sim_billing_node(a->w[k], i, now, items, SIM_BILL_MAX_MONTHS);
+            for (int q = 0; q < c; q++)
+                all[(*n)++] = (struct acct_item){a->w[k], items[q]};
         }
+    return all;
+}
+
+/* Months (starts) with any billed item up to now, ascending; returns the count. */
+static int billed_months(const struct sim_account *a, int64_t now, int64_t *months) {
+    int n = 0;
+    size_t ni;
+    struct acct_item *all = account_items(a, now, &ni);
+    for (size_t q = 0; q < ni; q++) {
+        bool seen = false;
+        for (int m = 0; m < n; m++)
+            if (months[m] == all[q].it.month)
+                seen = true;
+        if (!seen && n < MAX_MONTHS)
+            months[n++] = all[q].it.month;
     }
-    for (int a = 1; a < n; a++)
-        for (int b = a; b > 0 && months[b - 1] > months[b]; b--) {
-            int64_t t = months[b];
-            months[b] = months[b - 1];
-            months[b - 1] = t;
+    free(all);
+    for (int x = 1; x < n; x++)
+        for (int y = x; y > 0 && months[y - 1] > months[y]; y--) {
+            int64_t t = months[y];
+            months[y] = months[y - 1];
+            months[y - 1] = t;
         }
     return n;
 }
 
-static int64_t month_total(const struct sim_world *w, int64_t month, int64_t now) {
+/* The month's total in whole cents (each item rounded, as the invoice shows
+ * it); *count (if not NULL) gets its items. */
+static int64_t month_total_n(const struct sim_account *a, int64_t month, int64_t now, int *count) {
     int64_t sum = 0;
-    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++)
-            if (items[q].month == month)
-                sum += sim_billing_cents(items[q].amount);
-    }
+    int c = 0;
+    size_t ni;
+    struct acct_item *all = account_items(a, now, &ni);
+    for (size_t q = 0; q < ni; q++)
+        if (all[q].it.month == month) {
+            sum += sim_billing_cents(all[q].it.amount);
+            c++;
+        }
+    free(all);
+    if (count)
+        *count = c;
     return sum;
+}
+
+static int64_t month_total(const struct sim_account *a, int64_t month, int64_t now) {
+    return month_total_n(a, month, now, NULL);
 }
 
 /* Dollars with two decimals, as DigitalOcean writes every billing amount ("12.34");
@@ -71,16 +104,16 @@ static void period(int64_t month, char out[16]) {
     snprintf(out, 16, "%04lld-%02d", (long long)y, m);
 }
 
-static void invoice_summary(struct jsonw *j, const struct sim_world *w, int64_t month, int64_t now,
-                            bool preview) {
+static void invoice_summary(struct jsonw *j, const struct sim_account *a, int64_t month,
+                            int64_t now, bool preview) {
     char uuid[37], per[16], id[24];
-    sim_do_invoice_uuid(w, month, uuid);
+    sim_do_invoice_uuid(a->w[0], month, uuid);
     period(month, per);
     snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
     jsonw_obj(j);
     jsonw_kstr(j, "invoice_uuid", uuid);
     jsonw_kstr(j, "invoice_id", id);
-    money_str(j, "amount", month_total(w, month, now));
+    money_str(j, "amount", month_total(a, month, now));
     jsonw_kstr(j, "invoice_period", per);
     if (preview)
         jsonw_ktime(j, "updated_at", now);
@@ -88,19 +121,19 @@ static void invoice_summary(struct jsonw *j, const struct sim_world *w, int64_t 
 }
 
 /* Closed invoices: billed months that ended by now, newest first (as DO lists them). */
-static int closed_months(const struct sim_world *w, int64_t now, int64_t *out) {
+static int closed_months(const struct sim_account *a, int64_t now, int64_t *out) {
     int64_t months[MAX_MONTHS];
-    int n = billed_months(w, now, months), k = 0;
+    int n = billed_months(a, now, months), k = 0;
     for (int i = n - 1; i >= 0; i--)
         if (timeutil_next_month_start(months[i]) <= now)
             out[k++] = months[i];
     return k;
 }
 
-void sim_do_invoices(const struct sim_world *w, const struct request *req, int64_t now,
+void sim_do_invoices(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *base, struct response *resp) {
     int64_t months[MAX_MONTHS];
-    int n = closed_months(w, now, months);
+    int n = closed_months(a, now, months);
     struct page pg;
     if (!sim_do_paginate(req, n, &pg, resp))
         return;
@@ -110,18 +143,19 @@ void sim_do_invoices(const struct sim_world *w, const struct request *req, int64
     jsonw_key(&j, "invoices");
     jsonw_arr(&j);
     for (int64_t i = pg.first; i < pg.last; i++)
-        invoice_summary(&j, w, months[i], now, false);
+        invoice_summary(&j, a, months[i], now, false);
     jsonw_arr_end(&j);
     jsonw_key(&j, "invoice_preview");
-    invoice_summary(&j, w, timeutil_month_start(now), now, true);
+    invoice_summary(&j, a, timeutil_month_start(now), now, true);
     sim_do_links_meta(&j, &pg, base, "/v2/customers/my/invoices");
     jsonw_obj_end(&j);
 }
 
 /* The month of invoice `uuid` (the preview's or a billed month's), -1 if none. */
-static int64_t invoice_month(const struct sim_world *w, int64_t now, const char *uuid) {
+static int64_t invoice_month(const struct sim_account *a, int64_t now, const char *uuid) {
+    const struct sim_world *w = a->w[0]; /* its seed names the account's invoices */
     int64_t months[MAX_MONTHS];
-    int n = billed_months(w, now, months);
+    int n = billed_months(a, now, months);
     char cand[37];
     int64_t cur = timeutil_month_start(now);
     sim_do_invoice_uuid(w, cur, cand);
@@ -137,22 +171,16 @@ static int64_t invoice_month(const struct sim_world *w, int64_t now, const char 
 
 /* GET /v2/customers/my/invoices/{uuid}/summary: the month's product charges
  * (Droplets, the only product spotsim bills), no overages, taxes or credits. */
-bool sim_do_invoice_summary_doc(const struct sim_world *w, int64_t now, const char *uuid,
+bool sim_do_invoice_summary_doc(const struct sim_account *a, int64_t now, const char *uuid,
                                 struct response *resp) {
-    int64_t month = invoice_month(w, now, uuid);
+    int64_t month = invoice_month(a, now, uuid);
     if (month < 0)
         return false;
     char per[16], id[24];
     period(month, per);
     snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
-    int64_t total = month_total(w, month, now);
     int items = 0;
-    struct sim_bill_item it[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, it, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++)
-            items += it[q].month == month;
-    }
+    int64_t total = month_total_n(a, month, now, &items);
     struct jsonw j;
     jsonw_init(&j, &resp->body);
     jsonw_obj(&j);
@@ -202,7 +230,7 @@ static bool parse_day(const char *s, int64_t *out) {
 
 /* GET /v2/billing/{account_urn}/insights/{start_date}/{end_date}: per day and node
  * pool, the Droplet usage billed that day (in cents), days up to now. */
-void sim_do_insights(const struct sim_world *w, const struct request *req, int64_t now,
+void sim_do_insights(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *rest, struct response *resp) {
     char urn[80], from_s[16], to_s[16];
     if (sscanf(rest, "%79[^/]/insights/%15[^/]/%15s", urn, from_s, to_s) != 3) {
@@ -219,30 +247,34 @@ void sim_do_insights(const struct sim_world *w, const struct request *req, int64
     /* the points (day x pool with a non-zero amount), then one page of them */
     struct point {
         int64_t day, amount;
+        const struct sim_world *w;
         int pool;
     } *pts = NULL;
     size_t npts = 0, cap = 0;
     for (int64_t d = from; d <= to && d <= now; d += 86400) {
-        for (int p = 0; p < w->npools; p++) {
-            int64_t amount = 0;
-            for (int i = 0; i < w->nnodes; i++) {
-                const struct sim_node *n = &w->nodes[i];
-                if (n->pool != p || n->ready_t == SIM_NEVER || n->ready_t > now)
+        for (int wk = 0; wk < a->n; wk++) {
+            const struct sim_world *w = a->w[wk];
+            for (int p = 0; p < w->npools; p++) {
+                int64_t amount = 0;
+                for (int i = 0; i < w->nnodes; i++) {
+                    const struct sim_node *n = &w->nodes[i];
+                    if (n->pool != p || n->ready_t == SIM_NEVER || n->ready_t > now)
+                        continue;
+                    int64_t amt = 0;
+                    if (billing_node_amount(sim_billing_rate(w, i), n->ready_t,
+                                            n->deleted_t <= now ? n->deleted_t : 0, now, d,
+                                            d + 86400, &amt) == ERR_OK)
+                        amount += amt;
+                }
+                amount = sim_billing_cents(amount);
+                if (amount == 0)
                     continue;
-                int64_t a = 0;
-                if (billing_node_amount(sim_billing_rate(w, i), n->ready_t,
-                                        n->deleted_t <= now ? n->deleted_t : 0, now, d, d + 86400,
-                                        &a) == ERR_OK)
-                    amount += a;
+                if (npts == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    pts = xrealloc(pts, cap * sizeof *pts);
+                }
+                pts[npts++] = (struct point){d, amount, w, p};
             }
-            amount = sim_billing_cents(amount);
-            if (amount == 0)
-                continue;
-            if (npts == cap) {
-                cap = cap ? cap * 2 : 64;
-                pts = xrealloc(pts, cap * sizeof *pts);
-            }
-            pts[npts++] = (struct point){d, amount, p};
         }
     }
     struct page pg;
@@ -257,6 +289,7 @@ void sim_do_insights(const struct sim_world *w, const struct request *req, int64
     jsonw_arr(&j);
     for (int64_t k = pg.first; k < pg.last; k++) {
         const struct point *pt = &pts[k];
+        const struct sim_world *w = pt->w;
         const struct sim_pool_spec *ps = &w->sc->pools[w->pools[pt->pool].spec];
         char day[16], team[96], desc[160];
         int64_t y;
@@ -283,21 +316,18 @@ void sim_do_insights(const struct sim_world *w, const struct request *req, int64
     free(pts);
 }
 
-bool sim_do_invoice_items(const struct sim_world *w, const struct request *req, int64_t now,
+bool sim_do_invoice_items(const struct sim_account *a, const struct request *req, int64_t now,
                           const char *base, const char *uuid, struct response *resp) {
-    int64_t month = invoice_month(w, now, uuid);
+    int64_t month = invoice_month(a, now, uuid);
     if (month < 0)
         return false;
-    /* collect this month's items in node order */
-    struct sim_bill_item *all = xmalloc(sizeof *all * (size_t)(w->nnodes ? w->nnodes : 1));
+    /* this month's items, world by world in node order */
+    size_t ni;
+    struct acct_item *all = account_items(a, now, &ni);
     int count = 0;
-    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-    for (int i = 0; i < w->nnodes; i++) {
-        int k = sim_billing_node(w, i, now, items, SIM_BILL_MAX_MONTHS);
-        for (int q = 0; q < k; q++)
-            if (items[q].month == month)
-                all[count++] = items[q];
-    }
+    for (size_t q = 0; q < ni; q++)
+        if (all[q].it.month == month)
+            all[count++] = all[q];
     struct page pg;
     if (!sim_do_paginate(req, count, &pg, resp)) {
         free(all);
@@ -309,7 +339,8 @@ bool sim_do_invoice_items(const struct sim_world *w, const struct request *req, 
     jsonw_key(&j, "invoice_items");
     jsonw_arr(&j);
     for (int64_t i = pg.first; i < pg.last; i++) {
-        const struct sim_bill_item *it = &all[i];
+        const struct sim_world *w = all[i].w;
+        const struct sim_bill_item *it = &all[i].it;
         const struct sim_node *nd = &w->nodes[it->node];
         const struct sim_pool *p = &w->pools[nd->pool];
         const struct sim_pool_spec *ps = &w->sc->pools[p->spec];
@@ -342,10 +373,10 @@ bool sim_do_invoice_items(const struct sim_world *w, const struct request *req, 
     return true;
 }
 
-void sim_do_billing_history(const struct sim_world *w, const struct request *req, int64_t now,
+void sim_do_billing_history(const struct sim_account *a, const struct request *req, int64_t now,
                             const char *base, struct response *resp) {
     int64_t months[MAX_MONTHS];
-    int n = closed_months(w, now, months);
+    int n = closed_months(a, now, months);
     struct page pg;
     if (!sim_do_paginate(req, n, &pg, resp))
         return;
@@ -363,11 +394,11 @@ void sim_do_billing_history(const struct sim_world *w, const struct request *req
         timeutil_civil_from_days(months[i] / 86400, &y, &m, &d);
         char desc[64], uuid[37], id[24];
         snprintf(desc, sizeof desc, "Invoice for %s %lld", names[m - 1], (long long)y);
-        sim_do_invoice_uuid(w, months[i], uuid);
+        sim_do_invoice_uuid(a->w[0], months[i], uuid);
         snprintf(id, sizeof id, "%lld", 10000000LL + months[i] / 86400);
         jsonw_obj(&j);
         jsonw_kstr(&j, "description", desc);
-        money_str(&j, "amount", month_total(w, months[i], now));
+        money_str(&j, "amount", month_total(a, months[i], now));
         jsonw_kstr(&j, "invoice_id", id);
         jsonw_kstr(&j, "invoice_uuid", uuid);
         jsonw_ktime(&j, "date", timeutil_next_month_start(months[i]));
@@ -379,13 +410,13 @@ void sim_do_billing_history(const struct sim_world *w, const struct request *req
     jsonw_obj_end(&j);
 }
 
-void sim_do_balance(const struct sim_world *w, int64_t now, struct response *resp) {
+void sim_do_balance(const struct sim_account *a, int64_t now, struct response *resp) {
     int64_t months[MAX_MONTHS];
-    int n = closed_months(w, now, months);
+    int n = closed_months(a, now, months);
     int64_t owed = 0;
     for (int i = 0; i < n; i++)
-        owed += month_total(w, months[i], now);
-    int64_t mtd = month_total(w, timeutil_month_start(now), now);
+        owed += month_total(a, months[i], now);
+    int64_t mtd = month_total(a, timeutil_month_start(now), now);
     struct jsonw j;
     jsonw_init(&j, &resp->body);
     jsonw_obj(&j);

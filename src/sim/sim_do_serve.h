@@ -20,6 +20,13 @@ struct page {
     int64_t total;
 };
 
+/* The account whose billing is served: its clusters' worlds, the first
+ * cluster's first (sim_do_handle_account). */
+struct sim_account {
+    const struct sim_world *const *w;
+    int n;
+};
+
 /* --- sim_do_api.c --- */
 
 /* 404 {"id":"not_found"}. */
@@ -52,21 +59,21 @@ void sim_do_k8s_options(const struct sim_world *w, struct response *resp);
 /* --- sim_do_invoice.c --- */
 
 /* GET /v2/customers/my/invoices (paged; the month in progress as invoice_preview). */
-void sim_do_invoices(const struct sim_world *w, const struct request *req, int64_t now,
+void sim_do_invoices(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *base, struct response *resp);
 /* GET .../invoices/{uuid}/summary; false when uuid is no closed month. */
-bool sim_do_invoice_summary_doc(const struct sim_world *w, int64_t now, const char *uuid,
+bool sim_do_invoice_summary_doc(const struct sim_account *a, int64_t now, const char *uuid,
                                 struct response *resp);
 /* GET /v2/billing/{account}/insights/... (rest: the path after "insights"). */
-void sim_do_insights(const struct sim_world *w, const struct request *req, int64_t now,
+void sim_do_insights(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *rest, struct response *resp);
 /* GET .../invoices/{uuid} (paged items); false when uuid is unknown. */
-bool sim_do_invoice_items(const struct sim_world *w, const struct request *req, int64_t now,
+bool sim_do_invoice_items(const struct sim_account *a, const struct request *req, int64_t now,
                           const char *base, const char *uuid, struct response *resp);
 /* GET /v2/customers/my/billing_history (paged). */
-void sim_do_billing_history(const struct sim_world *w, const struct request *req, int64_t now,
+void sim_do_billing_history(const struct sim_account *a, const struct request *req, int64_t now,
                             const char *base, struct response *resp);
 /* GET /v2/customers/my/balance. */
-void sim_do_balance(const struct sim_world *w, int64_t now, struct response *resp);
+void sim_do_balance(const struct sim_account *a, int64_t now, struct response *resp);
 
 #endif

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/timeutil.h"
 #include "base/xalloc.h"
+#include "sim/sim_engine.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_truth.h"
 #include "sim/sim_world.h"
@@ -42,6 +43,13 @@ enum err sim_fleet_add(struct sim_fleet *f, const char *spec, const struct sim_s
     int i = f->n;
     struct sim_world *w = sim_world_build(sc, seed, horizon);
     w->kube_deletion = kube_deletion;
+    /* droplet ids are the account's: the first cluster's are SIM_DROPLET_BASE +
+     * node, cluster i's (0-based among these) SIM_DROPLET_BASE + (i + 1) x 10^6 +
+     * node, so the one invoice names every node once */
+    for (int k = 0; k < w->nnodes; k++)
+        snprintf(w->nodes[k].droplet_id, sizeof w->nodes[k].droplet_id, "%llu",
+                 (unsigned long long)(SIM_DROPLET_BASE + (i + 1) * 1000000LL + k) %
+                     1000000000000ULL);
     for (int k = 0; k < i; k++) {
         if (strcmp(f->w[k]->cluster_id, w->cluster_id) == 0) {
             snprintf(err, errlen, "--also-cluster: cluster id %s is used twice", w->cluster_id);

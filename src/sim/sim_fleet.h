@@ -3,8 +3,9 @@
  * reclaim timings, region, ids; the same start and the same clock as the
  * first), its own world and ground truth, its own Kubernetes API on a port of
  * its own. The first cluster's server answers the DigitalOcean API of all of
- * them (sim_server_options.do_worlds); the account's billing and sizes are the
- * first cluster's.
+ * them (sim_server_options.do_worlds) and bills every cluster's nodes on the
+ * account's invoices (droplet ids distinct across clusters: sim_fleet_add);
+ * sizes, the cluster list and the droplets are the first cluster's.
  *
  * A cluster can be taken down mid-run (--cluster-down ID@WHEN): when the
  * simulated clock reaches WHEN, its Kubernetes server stops (both ports close:

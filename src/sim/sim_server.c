@@ -348,7 +348,8 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
             }
             now = sim_clock_now(s->opt.clock);
             if (is_do)
-                sim_do_handle(do_world(s, url), &req, now, base, &resp);
+                sim_do_handle_account(do_world(s, url), s->opt.do_worlds, s->opt.n_do_worlds, &req,
+                                      now, base, &resp);
             else
                 sim_k8s_handle_accept(s->opt.world, &req, now, s->opt.retention, accept, &resp,
                                       &wt);

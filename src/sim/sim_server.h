@@ -45,8 +45,9 @@ struct sim_server_options {
     const struct sim_authz *authz; /* planted denials (sim_authz.h), NULL: none */
     /* Several clusters of one account (spotsim --also-cluster): the DigitalOcean
      * API of this server answers /v2/kubernetes/clusters/{id}/... from the world
-     * whose cluster id that is; everything else (the cluster list, sizes,
-     * billing) from `world`. NULL/0: `world` only. Borrowed. */
+     * whose cluster id that is, and the account's billing (invoices, history,
+     * balance, insights) from all of them; everything else (the cluster list,
+     * sizes, droplets) from `world`. NULL/0: `world` only. Borrowed. */
     const struct sim_world *const *do_worlds;
     int n_do_worlds;
 };

@@ -14,7 +14,10 @@
 #     nothing from them;
 #   - the fleet's node, allocated and idle cost equal the sums of the three
 #     clusters' figures, and aggregate=cluster answers each cluster= summary;
-#   - the DigitalOcean budget is shared by the three pollers (status.do_budget).
+#   - the DigitalOcean budget is shared by the three pollers (status.do_budget);
+#   - spotsim's one DigitalOcean account bills every cluster: the invoice
+#     preview's items are the three truths' billed nodes (droplet id, amount in
+#     cents), its amount their sum.
 # (Two clusters without an outage: e2e_fleet_sim.sh; clusters down from the
 # start: e2e_fleet.sh.)
 # POSIX sh, loopback only, bounded polls (about 45 s on 2 cores); kills only the
@@ -97,7 +100,7 @@ done
 base="http://$(awk '/^spotledger: listening on /{print $4}' "$tmp/svc.out")"
 
 i=0
-while [ ! -s "$tmp/east.truth" ] || [ ! -s "$tmp/west.truth" ]; do
+while [ ! -s "$tmp/east.truth" ] || [ ! -s "$tmp/west.truth" ] || [ ! -s "$tmp/south.truth" ]; do
   i=$((i + 1)); [ $i -le 1200 ] || fail "spotsim did not finish in 120 s"; sleep 0.1
 done
 grep -q "^spotsim: cluster $south_id down at 2026-11-09T06:" "$tmp/sim.out" ||
@@ -156,6 +159,27 @@ for want in 'spotledger_cluster_up{cluster="east",source="k8s"} 1' \
     'spotledger_cluster_up{cluster="south",source="do"} 1'; do
   grep -qxF "$want" "$tmp/metrics" || fail "/metrics lacks: $want ($(grep cluster_up "$tmp/metrics"))"
 done
+
+# --- the account's one invoice bills every cluster's nodes -------------------------
+# (spotsim's DigitalOcean API: the invoice preview of the month and its items
+# against the three truths' nodes: droplet id and billed amount, in whole cents
+# rounded half away from zero as an invoice shows each item)
+dget() { curl -sf -H "Authorization: Bearer $(cat "$tmp/dtok")" "http://$http$1"; }
+dget /v2/customers/my/invoices > "$tmp/invoices.json" || fail "no invoice list from spotsim"
+uuid=$(jq -r .invoice_preview.invoice_uuid "$tmp/invoices.json")
+dget "/v2/customers/my/invoices/$uuid?per_page=200" > "$tmp/items.json" || fail "no invoice items"
+jq -n --slurpfile a "$tmp/east.truth" --slurpfile b "$tmp/west.truth" --slurpfile c "$tmp/south.truth" \
+  '[$a[0], $b[0], $c[0]] | map(.nodes[] | {droplet_id, cents: ((.billed * 1000000 | round) as $m
+      | (($m + 5000) / 10000 | floor))} | select(.cents > 0)) | sort_by(.droplet_id)' > "$tmp/want.items"
+jq '[.invoice_items[] | {droplet_id: .resource_id, cents: (.amount | tonumber * 100 | round)}]
+    | sort_by(.droplet_id)' "$tmp/items.json" > "$tmp/got.items"
+[ "$(jq 'map(.droplet_id) | unique | length' "$tmp/want.items")" -ge 9 ] ||
+  fail "the truths bill fewer nodes than expected: $(cat "$tmp/want.items")"
+cmp -s "$tmp/want.items" "$tmp/got.items" ||
+  fail "the invoice's items are not the three clusters' billed nodes: $(diff "$tmp/want.items" "$tmp/got.items" | head -20)"
+want=$(jq 'map(.cents) | add' "$tmp/want.items")
+got=$(jq '.invoice_preview.amount | tonumber * 100 | round' "$tmp/invoices.json")
+[ "$want" = "$got" ] || fail "invoice preview $got cents != the three clusters' $want"
 
 # --- the live clusters are exact, the fleet is the sum ----------------------------
 w="window=$start,$until"
