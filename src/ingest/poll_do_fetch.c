@@ -50,6 +50,38 @@ const char *poll_do_capacity_of(const struct poll_do *p, const struct do_pool *p
                          p->opt.n_spot_labels, basis);
 }
 
+/* The page parsers by kind (K_*): every DigitalOcean list page is {v, n, skipped,
+ * next} (model/do.h); parse leaves *next pointing at the page's next link. */
+#define PAGE_KIND(name)                                                                            \
+    static enum err parse_##name(const char *b, size_t len, void *slot, char *why, size_t wl,      \
+                                 char ***next, size_t *skipped) {                                  \
+        struct do_##name *l = slot;                                                                \
+        enum err e = do_api_parse_##name(b, len, l, why, wl);                                      \
+        *next = &l->next;                                                                          \
+        *skipped = l->skipped;                                                                     \
+        return e;                                                                                  \
+    }                                                                                              \
+    static void release_##name(void *slot) {                                                       \
+        do_##name##_release(slot);                                                                 \
+    }
+PAGE_KIND(sizes)
+PAGE_KIND(pools)
+PAGE_KIND(invoices)
+PAGE_KIND(invoice_items)
+PAGE_KIND(billing_history)
+
+static const struct {
+    enum err (*parse)(const char *b, size_t len, void *slot, char *why, size_t wl, char ***next,
+                      size_t *skipped);
+    void (*release)(void *slot);
+} page_kinds[] = {
+    [K_SIZES] = {parse_sizes, release_sizes},
+    [K_POOLS] = {parse_pools, release_pools},
+    [K_INVOICES] = {parse_invoices, release_invoices},
+    [K_ITEMS] = {parse_invoice_items, release_invoice_items},
+    [K_HISTORY] = {parse_billing_history, release_billing_history},
+};
+
 static enum err on_page(void *ctx, const struct http_response *resp, char **next) {
     struct pages *pg = ctx;
     if (pg->n == pg->cap) {
@@ -61,44 +93,9 @@ static enum err on_page(void *ctx, const struct http_response *resp, char **next
     const char *b = resp->body.data ? resp->body.data : "";
     size_t len = resp->body.len;
     char why[DO_API_WHY_MAX] = "";
-    enum err e = ERR_PARSE;
     char **pnext = NULL;
     size_t skipped = 0;
-    switch (pg->kind) {
-    case K_SIZES: {
-        struct do_sizes *l = slot;
-        e = do_api_parse_sizes(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        skipped = l->skipped;
-        break;
-    }
-    case K_POOLS: {
-        struct do_pools *l = slot;
-        e = do_api_parse_pools(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        break;
-    }
-    case K_INVOICES: {
-        struct do_invoices *l = slot;
-        e = do_api_parse_invoices(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        skipped = l->skipped;
-        break;
-    }
-    case K_ITEMS: {
-        struct do_invoice_items *l = slot;
-        e = do_api_parse_invoice_items(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        break;
-    }
-    case K_HISTORY: {
-        struct do_billing_history *l = slot;
-        e = do_api_parse_billing_history(b, len, l, why, sizeof why);
-        pnext = &l->next;
-        skipped = l->skipped;
-        break;
-    }
-    }
+    enum err e = page_kinds[pg->kind].parse(b, len, slot, why, sizeof why, &pnext, &skipped);
     if (e != ERR_OK) {
         snprintf(pg->why, sizeof pg->why, "page %zu: %.180s", pg->n + 1, why);
         return e;
@@ -119,23 +116,7 @@ static enum err on_page(void *ctx, const struct http_response *resp, char **next
 void poll_do_pages_release(struct pages *pg) {
     for (size_t i = 0; i < pg->n; i++) {
         void *slot = (char *)pg->v + i * pg->elem;
-        switch (pg->kind) {
-        case K_SIZES:
-            do_sizes_release(slot);
-            break;
-        case K_POOLS:
-            do_pools_release(slot);
-            break;
-        case K_INVOICES:
-            do_invoices_release(slot);
-            break;
-        case K_ITEMS:
-            do_invoice_items_release(slot);
-            break;
-        case K_HISTORY:
-            do_billing_history_release(slot);
-            break;
-        }
+        page_kinds[pg->kind].release(slot);
     }
     free(pg->v);
     memset(pg, 0, sizeof *pg);
