@@ -17,7 +17,8 @@
 #   - the DigitalOcean budget is shared by the three pollers (status.do_budget);
 #   - spotsim's one DigitalOcean account bills every cluster: the invoice
 #     preview's items are the three truths' billed nodes (droplet id, amount in
-#     cents), its amount their sum.
+#     cents), its amount their sum; reconciliation?cluster=east and west each
+#     estimate their truth's billed_total, nothing unexplained.
 # (Two clusters without an outage: e2e_fleet_sim.sh; clusters down from the
 # start: e2e_fleet.sh.)
 # POSIX sh, loopback only, bounded polls (about 45 s on 2 cores); kills only the
@@ -35,6 +36,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 fail() { [ -f "$tmp/svc.err" ] && tail -20 "$tmp/svc.err" >&2; echo "e2e_fleet_outage: $*" >&2; exit 1; }
 . "$(dirname "$0")/oracle_check.sh"
+. "$(dirname "$0")/settle.sh"
 
 west_id=7b3d9c1a-2e4f-4a6b-8c0d-1e2f3a4b5c6e
 south_id=9e5f1d3b-4a6c-4b8d-9f0e-2a3b4c5d6e7f
@@ -135,6 +137,8 @@ for round in 1 2; do
   done
 done
 
+settle "$base" "do_billing" 30 || fail "no second billing poll of the final state"
+
 # --- south is reported down, the others up ---------------------------------------
 st > "$tmp/status.json"
 cl south < "$tmp/status.json" | jq -e --arg u "$until" '.kubernetes.watching
@@ -186,6 +190,16 @@ w="window=$start,$until"
 for c in east west; do
   oracle_check "$base" "$w&cluster=$c" "$tmp/$c.truth" "$tmp/$c" ||
     fail "cluster=$c differs from its oracle truth"
+done
+# each live cluster's reconciliation against the one invoice: the estimate is
+# that cluster's truth billed_total exactly, the rest is rounding (under half a
+# cent per item), nothing unexplained
+for c in east west; do
+  jq -e --slurpfile t "$tmp/$c.truth" '.reconciliation[0].lines[-1]
+      | (.estimated * 1000000 | round) == ($t[0].billed_total * 1000000 | round)
+        and .unexplained == 0 and .items > 0
+        and ((.rounding * 1000000 | round | fabs) <= .items * 5000)' "$tmp/$c.summary" >/dev/null ||
+    fail "cluster=$c: reconciliation $(jq -c '.reconciliation[0].lines[-1]' "$tmp/$c.summary"), truth billed $(jq .billed_total "$tmp/$c.truth")"
 done
 curl -sf "$base/api/v1/summary?$w&cluster=south" > "$tmp/south.summary" || fail "cluster=south"
 jq -e '.nodes_total_cost > 0' "$tmp/south.summary" >/dev/null || fail "south has no node cost"
