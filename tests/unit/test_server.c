@@ -301,28 +301,40 @@ static void test_nul_in_url(void **state) {
     }
 }
 
+/* Calls handler directly (no router) with a request carrying db and now (when
+ * given) and the name, value pairs up to NULL; *resp is the caller's to release. */
+static void direct(struct fx *f, void (*handler)(struct request *, struct response *),
+                   struct store *db, int64_t now, struct response *resp, ...) {
+    struct request req;
+    request_init(&req);
+    response_init(resp);
+    req.app = &f->app;
+    if (db)
+        req.db = db;
+    if (now)
+        req.now = now;
+    va_list ap;
+    va_start(ap, resp);
+    const char *name;
+    while ((name = va_arg(ap, const char *)) != NULL)
+        request_add_param(&req, name, va_arg(ap, const char *));
+    va_end(ap);
+    handler(&req, resp);
+    request_release(&req);
+}
+
 /* POST /api/v1/poll took any parameter (POST /api/v1/poll?x=1 -> 202); routes
  * refuse unknown parameters, so a typo is never silently ignored. */
 static void test_poll_params(void **state) {
     struct fx *f = *state;
-    struct request req;
     struct response resp;
-    request_init(&req);
-    response_init(&resp);
-    req.app = &f->app;
-    request_add_param(&req, "x", "1");
-    api_poll_now(&req, &resp);
+    direct(f, api_poll_now, NULL, 0, &resp, "x", "1", NULL);
     assert_int_equal(resp.status, 400);
     assert_non_null(strstr(buf_str(&resp.body), "unknown parameter 'x'"));
     response_release(&resp);
-    request_release(&req);
-    request_init(&req);
-    response_init(&resp);
-    req.app = &f->app;
-    api_poll_now(&req, &resp);
+    direct(f, api_poll_now, NULL, 0, &resp, NULL);
     assert_int_equal(resp.status, 202);
     response_release(&resp);
-    request_release(&req);
 }
 
 /* POST /api/v1/exports?week=... judged "over" by the wall clock when no poll had
@@ -342,22 +354,15 @@ static void test_export_needs_source_clock(void **state) {
     assert_int_equal(store_open(db, STORE_WRITER, &wr, NULL), ERR_OK);
     assert_int_equal(store_open(db, STORE_READER, &rd, NULL), ERR_OK);
     f->app.writer = wr;
-    struct request req;
     struct response resp;
-    request_init(&req);
-    response_init(&resp);
-    req.app = &f->app;
-    req.db = rd;
-    req.now = 1795000000; /* 2026-11-19: the wall clock says week 46 is over */
-    request_add_param(&req, "week", "2026-W46");
-    api_export_run(&req, &resp);
+    /* now 1795000000 = 2026-11-19: the wall clock says week 46 is over */
+    direct(f, api_export_run, rd, 1795000000, &resp, "week", "2026-W46", NULL);
     assert_int_equal(resp.status, 409);
     assert_non_null(strstr(buf_str(&resp.body), "no_source_time"));
     char path[192];
     snprintf(path, sizeof path, "%s/spotledger-2026-W46-summary.csv", dir);
     assert_int_equal(access(path, F_OK), -1);
     response_release(&resp);
-    request_release(&req);
     store_free(rd);
     store_free(wr);
     f->app.writer = NULL;
@@ -369,18 +374,11 @@ static void test_export_needs_source_clock(void **state) {
  * period; a repeated parameter is refused, as on every other route. */
 static void test_reconciliation_repeated_period(void **state) {
     struct fx *f = *state;
-    struct request req;
     struct response resp;
-    request_init(&req);
-    response_init(&resp);
-    req.app = &f->app;
-    request_add_param(&req, "period", "2026-11");
-    request_add_param(&req, "period", "2026-10");
-    api_reconciliation(&req, &resp);
+    direct(f, api_reconciliation, NULL, 0, &resp, "period", "2026-11", "period", "2026-10", NULL);
     assert_int_equal(resp.status, 400);
     assert_non_null(strstr(buf_str(&resp.body), "more than once"));
     response_release(&resp);
-    request_release(&req);
 }
 
 int main(void) {
