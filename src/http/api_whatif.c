@@ -288,6 +288,9 @@ static void write_parameters(struct jsonw *w, const struct wi_inputs *in) {
         case WI_MIX:
             write_mix(w, p);
             break;
+        case WI_POOL:
+            jsonw_int(w, p->pool_nodes);
+            break;
         case WI_NFIELDS:
             break;
         }
@@ -337,6 +340,9 @@ static void write_aux(struct jsonw *w, const struct whatif_params *p) {
     struct whatif_params a = *p;
     /* one workload on the three configurations: the window's pooled tasks */
     memset(a.mix, 0, sizeof a.mix);
+    /* per task (docs/whatif.md "Break-even"): a capped sample of the window's
+     * arrivals would misstate the pool's load */
+    a.pool_nodes = 0;
     a.runs = API_WHATIF_AUX_RUNS;
     if (a.tasks > API_WHATIF_AUX_TASKS)
         a.tasks = API_WHATIF_AUX_TASKS;

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
-
-__extension__ typedef __int128 wi_i128;
+#include "plan/whatif_int.h"
 
 void whatif_defaults(struct whatif_params *p) {
     memset(p, 0, sizeof *p);
@@ -31,6 +30,15 @@ static bool idle_ok(const struct whatif_params *p) {
     return true;
 }
 
+static bool arrivals_ok(const int64_t *a, size_t n) {
+    if (n > WHATIF_MAX_LENGTHS || (n > 0 && !a))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!secs_ok(a[i], 0))
+            return false;
+    return true;
+}
+
 /* The field a configuration's mix gets wrong, NULL when none. */
 static const char *mix_bad(const struct whatif_params *p) {
     int64_t runs = p->runs ? p->runs : WHATIF_DEFAULT_RUNS;
@@ -47,6 +55,8 @@ static const char *mix_bad(const struct whatif_params *p) {
         for (size_t i = 0; i < x->nlengths; i++)
             if (!secs_ok(x->lengths[i], 1))
                 return "task_hours";
+        if (!arrivals_ok(x->arrivals, x->narrivals))
+            return "arrivals";
     }
     return NULL;
 }
@@ -85,6 +95,10 @@ enum err whatif_check(const struct whatif_params *p, const char **field) {
         bad = "tasks";
     else if (p->nlengths > WHATIF_MAX_LENGTHS || (p->nlengths > 0 && !p->lengths))
         bad = "task_hours";
+    else if (!arrivals_ok(p->arrivals, p->narrivals))
+        bad = "arrivals";
+    else if (p->pool_nodes < 0 || p->pool_nodes > WHATIF_MAX_POOL_NODES)
+        bad = "pool_nodes";
     if (!bad && p->nlengths == 0) {
         const struct plan_duration *d = &p->length;
         if (!secs_ok(d->a, 1) || (d->dist == PLAN_DIST_UNIFORM && !secs_ok(d->b, d->a)) ||
@@ -102,20 +116,7 @@ enum err whatif_check(const struct whatif_params *p, const char **field) {
     return bad ? ERR_INVAL : ERR_OK;
 }
 
-/* One replication's sums for one configuration: money numerator in µ$/h x s
- * (spot and On-Demand seconds priced apart), successes, failures, attempts. */
-struct acc {
-    wi_i128 num;
-    int64_t succ, fail, att;
-};
-
-struct mc {
-    const struct whatif_params *p;
-    int64_t mean;   /* s between reclaims, 0: none */
-    int64_t budget; /* attempts left */
-};
-
-static int64_t draw_work(const struct whatif_params *p, int c, struct plan_rng *r) {
+int64_t wi_draw_work(const struct whatif_params *p, int c, struct plan_rng *r) {
     const struct whatif_mix *x = &p->mix[c];
     if (x->nlengths > 0)
         return x->lengths[plan_rng_below(r, x->nlengths)];
@@ -126,7 +127,7 @@ static int64_t draw_work(const struct whatif_params *p, int c, struct plan_rng *
 
 /* Seconds of one uninterrupted attempt with `saved` work already checkpointed,
  * checkpointing every `iv` seconds (0: none). */
-static int64_t attempt_len(const struct whatif_params *p, int64_t iv, int64_t work, int64_t saved) {
+int64_t wi_attempt_len(const struct whatif_params *p, int64_t iv, int64_t work, int64_t saved) {
     int64_t rest = plan_restore_seconds(saved, iv, p->restore_seconds);
     return p->attempt_overhead +
            plan_attempt_seconds(work - saved, iv, p->checkpoint_seconds, rest);
@@ -135,7 +136,7 @@ static int64_t attempt_len(const struct whatif_params *p, int64_t iv, int64_t wo
 /* The second an attempt of `run` seconds fails of itself (an application
  * failure, chance ppm), uniform in [1, run - 1] as spotsim draws it; INT64_MAX
  * when it does not. No draw at all when ppm is 0. */
-static int64_t failure_at(struct plan_rng *r, int64_t ppm, int64_t run) {
+int64_t wi_failure_at(struct plan_rng *r, int64_t ppm, int64_t run) {
     if (ppm <= 0 || !plan_rng_chance_ppm(r, ppm))
         return INT64_MAX;
     return run > 2 ? plan_rng_range(r, 1, run - 1) : 1;
@@ -145,16 +146,16 @@ static int64_t failure_at(struct plan_rng *r, int64_t ppm, int64_t run) {
  * reclaimed: attempts until one succeeds; an application failure bills its
  * seconds, keeps the checkpointed work and retries on the same node. `tail`
  * seconds are billed after the success. k: attempts the task made before. */
-static enum err od_rest(struct mc *m, int c, struct plan_rng *r, int64_t work, int64_t saved,
-                        int64_t tail, int k, struct acc *a) {
+enum err wi_od_rest(struct mc *m, int c, struct plan_rng *r, int64_t work, int64_t saved,
+                    int64_t tail, int k, struct acc *a) {
     const struct whatif_params *p = m->p;
     int64_t iv = p->mix[c].no_checkpoints ? 0 : p->checkpoint_interval;
     for (; k < WHATIF_MAX_ATTEMPTS; k++) {
         if (--m->budget < 0)
             return ERR_TOOBIG;
         a->att++;
-        int64_t run = attempt_len(p, iv, work, saved);
-        int64_t fail = failure_at(r, p->mix[c].failure_ppm, run);
+        int64_t run = wi_attempt_len(p, iv, work, saved);
+        int64_t fail = wi_failure_at(r, p->mix[c].failure_ppm, run);
         if (fail >= run) {
             a->succ++;
             a->num += (wi_i128)(run + tail) * p->on_demand_price;
@@ -177,14 +178,14 @@ static enum err one_task(struct mc *m, int cfg, uint64_t tseed, int64_t work, st
     struct plan_rng r;
     plan_rng_seed(&r, tseed);
     if (cfg == WHATIF_ON_DEMAND)
-        return od_rest(m, cfg, &r, work, 0, 0, 0, a);
+        return wi_od_rest(m, cfg, &r, work, 0, 0, 0, a);
     if (cfg == WHATIF_FALLBACK && x->start_od_ppm > 0) {
         /* the Spot pool away or full when the task comes: the fallback pool
          * takes it (its own stream: the Spot draws stay common) */
         struct plan_rng s;
         plan_rng_seed(&s, tseed ^ 0x5eed0fa11bac4ULL);
         if (plan_rng_chance_ppm(&s, x->start_od_ppm))
-            return od_rest(m, cfg, &r, work, 0, p->fallback_tail, 0, a);
+            return wi_od_rest(m, cfg, &r, work, 0, p->fallback_tail, 0, a);
     }
     int64_t iv = x->no_checkpoints ? 0 : p->checkpoint_interval;
     int64_t saved = 0;
@@ -193,9 +194,9 @@ static enum err one_task(struct mc *m, int cfg, uint64_t tseed, int64_t work, st
             return ERR_TOOBIG;
         a->att++;
         int64_t rest = plan_restore_seconds(saved, iv, p->restore_seconds);
-        int64_t run = attempt_len(p, iv, work, saved);
+        int64_t run = wi_attempt_len(p, iv, work, saved);
         int64_t cut = m->mean > 0 ? plan_poisson_next(&r, 0, m->mean) : INT64_MAX;
-        int64_t fail = failure_at(&r, x->failure_ppm, run);
+        int64_t fail = wi_failure_at(&r, x->failure_ppm, run);
         if (cut >= run && fail >= run) {
             a->num += (wi_i128)run * p->spot_price;
             a->succ++;
@@ -212,7 +213,7 @@ static enum err one_task(struct mc *m, int cfg, uint64_t tseed, int64_t work, st
         saved += plan_saved_work(work - saved, iv, p->checkpoint_seconds, rest,
                                  cut - p->attempt_overhead);
         if (cfg == WHATIF_FALLBACK) /* the rest on an On-Demand node, never reclaimed */
-            return od_rest(m, cfg, &r, work, saved, p->fallback_tail, k + 1, a);
+            return wi_od_rest(m, cfg, &r, work, saved, p->fallback_tail, k + 1, a);
         /* Spot only: wait for the pool (replacement_delay, unbilled), try again */
     }
     a->fail++;
@@ -251,14 +252,18 @@ static enum err run_mc(const struct whatif_params *p, unsigned mask, struct what
         memset(a, 0, sizeof a);
         /* every configuration replays replication r's stream from its start:
          * with the same mix they draw the same tasks (common random numbers) */
+        uint64_t rseed = seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1));
+        unsigned on_pool = p->pool_nodes > 0 ? mask & ~(1u << WHATIF_ON_DEMAND) : 0;
+        if (on_pool)
+            rc = wi_pool_run(&m, on_pool, rseed, a);
         for (int c = 0; c < WHATIF_NCONFIG && rc == ERR_OK; c++) {
-            if (!(mask & (1u << c)))
+            if (!(mask & (1u << c)) || (on_pool & (1u << c)))
                 continue;
             struct plan_rng rr;
-            plan_rng_seed(&rr, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1)));
+            plan_rng_seed(&rr, rseed);
             int64_t tasks = p->mix[c].tasks ? p->mix[c].tasks : p->tasks;
             for (int64_t t = 0; t < tasks && rc == ERR_OK; t++) {
-                int64_t work = draw_work(p, c, &rr);
+                int64_t work = wi_draw_work(p, c, &rr);
                 uint64_t tseed = plan_rng_next(&rr);
                 rc = one_task(&m, c, tseed, work, &a[c]);
             }

@@ -59,6 +59,7 @@
 #define WHATIF_MAX_ATTEMPTS 1000             /* per task */
 #define WHATIF_MAX_ATTEMPTS_TOTAL 80000000LL /* per call, all configurations */
 #define WHATIF_MAX_LENGTHS 1000000           /* measured task lengths */
+#define WHATIF_MAX_POOL_NODES 100000
 #define WHATIF_MAX_RECLAIMS_PER_DAY 1000.0
 #define WHATIF_MAX_SECONDS (366LL * 86400) /* any duration parameter */
 #define WHATIF_MAX_PRICE 1000000000LL      /* µ$/h: $1,000 per node-hour */
@@ -77,6 +78,11 @@ struct whatif_mix {
     int64_t failure_ppm;  /* application failure chance per attempt, 0..1,000,000 */
     int64_t start_od_ppm; /* fallback: share of tasks starting on the fallback pool */
     bool no_checkpoints;  /* its tasks do not checkpoint (checkpoint_interval ignored) */
+    /* its tasks' arrivals, s after the window's start (pool_nodes > 0 only):
+     * paired with lengths when narrivals == nlengths, else drawn apart; none:
+     * all at 0 (and start_od_ppm applies) */
+    const int64_t *arrivals;
+    size_t narrivals;
 };
 
 struct whatif_params {
@@ -91,6 +97,12 @@ struct whatif_params {
     struct plan_duration length; /* task work when nlengths == 0 */
     const int64_t *lengths;      /* measured work seconds (each > 0), drawn uniformly */
     size_t nlengths;
+    const int64_t *arrivals; /* as whatif_mix.arrivals, for the shared lengths */
+    size_t narrivals;
+    /* the Spot pool's nodes: 0 every task on a pool of its own (independent
+     * reclaims); >= 1 the window played on one pool of that many nodes
+     * (whatif_pool.c: queueing, shared reclaims, the pool away while replaced) */
+    int pool_nodes;
     int64_t spot_price, on_demand_price; /* µ$ per node-hour */
     int gpus_task, gpus_node;            /* a task holds gpus_task / gpus_node of a node */
     /* idle node time per configuration, in parts per 10^9 of the tasks' billed

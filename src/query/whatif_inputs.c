@@ -14,7 +14,7 @@ static const char *const field_names[WI_NFIELDS] = {
     "reclaims_per_day",   "replacement_delay", "checkpoint_interval", "restore_seconds",
     "checkpoint_seconds", "task_hours",        "spot_price",          "on_demand_price",
     "fallback",           "attempt_overhead",  "reclaim_tail",        "idle_overhead",
-    "task_mix",
+    "task_mix",           "spot_pool_nodes",
 };
 
 const char *wi_field_name(enum wi_field f) {
@@ -139,14 +139,39 @@ static void measure_checkpoints(const struct cost_input *ci, const struct cost_a
     }
 }
 
+/* Each task's arrival: its first attempt's creation (else scheduling, else
+ * start), in seconds after the window's start (0 before it or unknown). */
+static int64_t *task_arrivals(const struct cost_input *ci, const struct cost_result *r) {
+    int64_t *came = xcalloc(ci->n_tasks ? ci->n_tasks : 1, sizeof *came);
+    for (size_t i = 0; i < ci->n_attempts; i++) {
+        const struct cost_attempt *a = &ci->attempts[i];
+        if (a->task < 0 || (size_t)a->task >= ci->n_tasks)
+            continue;
+        int64_t at = a->created_at > 0     ? a->created_at
+                     : a->scheduled_at > 0 ? a->scheduled_at
+                                           : a->started_at;
+        if (at > 0 && (came[a->task] == 0 || at < came[a->task]))
+            came[a->task] = at;
+    }
+    for (size_t t = 0; t < ci->n_tasks; t++) {
+        int64_t off = came[t] > r->from ? came[t] - r->from : 0;
+        came[t] = off > WHATIF_MAX_SECONDS ? WHATIF_MAX_SECONDS : off;
+    }
+    return came;
+}
+
 /* Task lengths, overhead and GPU request from the successful attempts; each
  * length also goes to its configuration's own mix. */
 static void measure_tasks(const struct cost_input *ci, const struct cost_result *r,
                           struct wi_inputs *in) {
     size_t cap = ci->n_attempts < WHATIF_MAX_LENGTHS ? ci->n_attempts : WHATIF_MAX_LENGTHS;
     in->lengths = xcalloc(cap ? cap : 1, sizeof *in->lengths);
-    for (int c = 0; c < WHATIF_NCONFIG; c++)
+    in->arrivals = xcalloc(cap ? cap : 1, sizeof *in->arrivals);
+    for (int c = 0; c < WHATIF_NCONFIG; c++) {
         in->mix_lengths[c] = xcalloc(cap ? cap : 1, sizeof *in->mix_lengths[c]);
+        in->mix_arrivals[c] = xcalloc(cap ? cap : 1, sizeof *in->mix_arrivals[c]);
+    }
+    int64_t *came = task_arrivals(ci, r);
     int64_t n_over = 0, s_over = 0, gpu_counts[9] = {0};
     for (size_t i = 0; i < ci->n_attempts && in->nlengths < cap; i++) {
         const struct cost_attempt *a = &ci->attempts[i];
@@ -161,20 +186,27 @@ static void measure_tasks(const struct cost_input *ci, const struct cost_result 
             work = a->finished_at - a->started_at;
         if (work <= 0 || work > WHATIF_MAX_SECONDS)
             continue;
+        in->arrivals[in->nlengths] = came[a->task];
         in->lengths[in->nlengths++] = work;
         if ((int)t->config >= 0 && (int)t->config < (int)WHATIF_NCONFIG) {
             struct whatif_mix *x = &in->p.mix[t->config];
+            in->mix_arrivals[t->config][x->nlengths] = came[a->task];
             in->mix_lengths[t->config][x->nlengths++] = work;
             x->lengths = in->mix_lengths[t->config];
+            x->arrivals = in->mix_arrivals[t->config];
+            x->narrivals = x->nlengths;
         }
         if (a->scheduled_at > 0 && a->started_at >= a->scheduled_at)
             n_over++, s_over += a->started_at - a->scheduled_at;
         if (a->gpu_request >= 1 && a->gpu_request <= 8)
             gpu_counts[a->gpu_request]++;
     }
+    free(came);
     if (in->nlengths > 0) {
         in->p.lengths = in->lengths;
         in->p.nlengths = in->nlengths;
+        in->p.arrivals = in->arrivals;
+        in->p.narrivals = in->nlengths;
         mark(in, WI_TASK, WI_MEASURED, "work of %zu successful tasks in the window", in->nlengths);
     } else {
         mark(in, WI_TASK, WI_DEFAULT, "no successful task in the window: 1 hour");
@@ -298,6 +330,62 @@ static void measure_prices(const struct calc *c, const struct cost_advice *a,
         in->p.gpus_task = in->p.gpus_node;
 }
 
+struct edge {
+    int64_t t;
+    int d; /* +1 a node comes, -1 it goes */
+};
+
+static int edge_cmp(const void *a, const void *b) {
+    const struct edge *x = a, *y = b;
+    if (x->t != y->t)
+        return (x->t > y->t) - (x->t < y->t);
+    return x->d - y->d; /* a node going at t before one coming at t */
+}
+
+/* The Spot pool's nodes: the most nodes of Spot pools of the main Spot size
+ * alive at once in the window (Ready, else created, to their deletion). */
+static void measure_pool(const struct cost_input *ci, const struct cost_result *r,
+                         const struct cost_advice *a, struct wi_inputs *in) {
+    struct edge *e = xcalloc(2 * ci->n_nodes + 1, sizeof *e);
+    size_t ne = 0;
+    for (size_t i = 0; i < ci->n_nodes; i++) {
+        const struct cost_node *n = &ci->nodes[i];
+        if (n->pool < 0 || (size_t)n->pool >= ci->n_pools)
+            continue;
+        const struct cost_pool *pl = &ci->pools[n->pool];
+        if (pl->capacity != COST_CAP_SPOT ||
+            (a && a->size && (!pl->size || strcmp(pl->size, a->size) != 0)))
+            continue;
+        int64_t from = n->ready_at > 0 ? n->ready_at : n->created_at;
+        int64_t to = n->k8s_deleted_at;
+        if (n->do_deleted_at > 0 && (to == 0 || n->do_deleted_at < to))
+            to = n->do_deleted_at;
+        if (to == 0 || to > r->to)
+            to = r->to;
+        if (from < r->from)
+            from = r->from;
+        if (from <= 0 || from >= to)
+            continue;
+        e[ne++] = (struct edge){from, 1};
+        e[ne++] = (struct edge){to, -1};
+    }
+    qsort(e, ne, sizeof *e, edge_cmp);
+    int64_t now = 0, peak = 0;
+    for (size_t i = 0; i < ne; i++) {
+        now += e[i].d;
+        if (now > peak)
+            peak = now;
+    }
+    free(e);
+    if (peak > 0) {
+        in->p.pool_nodes = peak > WHATIF_MAX_POOL_NODES ? WHATIF_MAX_POOL_NODES : (int)peak;
+        mark(in, WI_POOL, WI_MEASURED, "the most Spot nodes alive at once in the window");
+    } else {
+        mark(in, WI_POOL, WI_DEFAULT,
+             "no Spot node in the window: every task on a pool of its own");
+    }
+}
+
 enum err wi_measure(const struct calc *c, struct wi_inputs *out) {
     memset(out, 0, sizeof *out);
     whatif_defaults(&out->p);
@@ -308,6 +396,7 @@ enum err wi_measure(const struct calc *c, struct wi_inputs *out) {
     measure_tasks(&c->data->in, r, out);
     measure_mix(&c->data->in, r, out);
     measure_prices(c, a, out);
+    measure_pool(&c->data->in, r, a, out);
     int64_t tasks = 0;
     for (int k = 0; k < COST_NCONFIG; k++) {
         tasks += r->configs[k].tasks_succeeded;
@@ -339,7 +428,10 @@ enum err wi_measure(const struct calc *c, struct wi_inputs *out) {
 
 void wi_release(struct wi_inputs *in) {
     free(in->lengths);
-    for (int c = 0; c < WHATIF_NCONFIG; c++)
+    free(in->arrivals);
+    for (int c = 0; c < WHATIF_NCONFIG; c++) {
         free(in->mix_lengths[c]);
+        free(in->mix_arrivals[c]);
+    }
     memset(in, 0, sizeof *in);
 }

@@ -25,7 +25,11 @@
  *    successful tasks (their number and work), its application failure rate
  *    ((retries - interruptions + failed tasks) / (attempts - interruptions)),
  *    whether its task reports checkpoint at all, and for fallback the share
- *    of its successful tasks whose first attempt ran on the fallback pool.
+ *    of its successful tasks whose first attempt ran on the fallback pool;
+ *  - arrivals: each measured length's task's first attempt creation, in s
+ *    after the window's start (parallel to the lengths, shared and per mix);
+ *  - spot_pool_nodes: the most Spot nodes of the main Spot size alive at once
+ *    in the window (0 when none: every task on a pool of its own).
  * Every value carries its source (measured, default) and a detail line;
  * the HTTP layer marks the ones a request supplies. Thread rule: any thread. */
 #ifndef SPOTLEDGER_WHATIF_INPUTS_H
@@ -54,6 +58,7 @@ enum wi_field {
     WI_TAIL,
     WI_IDLE,
     WI_MIX,
+    WI_POOL,
     WI_NFIELDS
 };
 
@@ -66,7 +71,9 @@ struct wi_inputs {
     struct whatif_params p; /* p.lengths points into lengths */
     int64_t *lengths;       /* owned */
     size_t nlengths;
-    int64_t *mix_lengths[WHATIF_NCONFIG]; /* owned; p.mix[c].lengths points here */
+    int64_t *mix_lengths[WHATIF_NCONFIG];  /* owned; p.mix[c].lengths points here */
+    int64_t *arrivals;                     /* owned, parallel to lengths; p.arrivals */
+    int64_t *mix_arrivals[WHATIF_NCONFIG]; /* owned; p.mix[c].arrivals points here */
     struct wi_value v[WI_NFIELDS];
     const char *spot_size; /* borrowed from the calc; NULL none */
     /* the window's measured cost per successful task per configuration

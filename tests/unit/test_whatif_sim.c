@@ -148,6 +148,10 @@ static void check_rate(const char *reclaims_json, double per_day) {
     p.on_demand_price = 3000000;
     p.fallback = false;
     p.tasks = tasks;
+    /* the scenario's one-node pool, played at the pool level (docs/whatif.md
+     * "The pool"); the tasks arrive faster than the node serves them, so all
+     * at 0 (arrivals not given) keeps the node as busy as spotsim's */
+    p.pool_nodes = 1;
     struct whatif_result res;
     assert_int_equal(whatif_run(&p, &res), ERR_OK);
     const struct whatif_estimate *s = &res.cfg[WHATIF_SPOT];
