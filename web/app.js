@@ -101,8 +101,14 @@ async function loadSummary(gen) {
   }
 }
 
+let experimentsOf = null; /* the cluster= the experiment picker lists */
+
 function reloadAll() {
   const gen = ++state.generation;
+  if (state.cluster !== experimentsOf) {
+    experimentsOf = state.cluster;
+    loadExperiments();
+  }
   state.resolved = null;
   state.accrualSummary = null;
   resetPages();
@@ -124,7 +130,6 @@ function start() {
   syncControls();
   bindControls(reloadAll);
   const first = reloadAll();
-  loadExperiments();
   loadExports();
   loadStatus();
   // a linked cluster= on a service with one cluster is dropped (its picker is hidden)

@@ -157,16 +157,25 @@ function applyControls() {
   reloadAll();
 }
 
+/* The experiment picker: the experiments of the view's clusters
+ * (experiments?cluster= alone answers the names only, docs/fleet.md), the
+ * chosen one kept even when those clusters have none of its tasks. */
+let experimentsAsked = 0;
 export async function loadExperiments() {
+  const asked = ++experimentsAsked;
   try {
-    const res = await api('experiments');
+    const res = await api('experiments', state.cluster ? { cluster: state.cluster } : {});
+    if (asked !== experimentsAsked) return; /* a later cluster's list is on its way */
     const sel = $('experiment-select');
-    const have = new Set([...sel.options].map((o) => o.value));
-    for (const name of Array.isArray(res.experiments) ? res.experiments : []) {
-      if (!have.has(name)) sel.append(el('option', { value: name, text: name }));
+    const names = Array.isArray(res.experiments) ? res.experiments : [];
+    for (const o of [...sel.options]) if (o.value) o.remove();
+    for (const name of names) sel.append(el('option', { value: name, text: name }));
+    if (state.experiment && !names.includes(state.experiment)) {
+      sel.append(el('option', { value: state.experiment, text: state.experiment }));
     }
     sel.value = state.experiment;
+    sel.dataset.cluster = state.cluster; /* whose list it is (tests/e2e/e2e_dashboard_fleet.sh) */
   } catch (_) {
-    /* the picker keeps "All experiments" */
+    /* the picker keeps what it lists */
   }
 }

@@ -3,7 +3,9 @@
  * intervals (api.h, README "REST API", docs/uncertainty.md).
  *
  * Without parameters: {"experiments":[names]} (every label ever seen, sorted).
- * With any window, filter, basis= or uncertainty= parameter, beside it:
+ * cluster= narrows the names to those of the clusters' tasks (docs/fleet.md);
+ * alone it asks for the names only (the dashboard's experiment picker).
+ * With any other window, filter, basis= or uncertainty= parameter, beside it:
  *   "window":{...}, "cost_basis":"accrual"|"completion",
  *   "by_experiment":[{"experiment":S, "configurations":[{"configuration":S,
  *       "tasks_succeeded":N, "tasks_failed":N, "cost":$,
@@ -191,11 +193,12 @@ static bool experiment_figures(struct request *req, struct response *resp, struc
     return rc == ERR_OK;
 }
 
-/* {"experiments":[every label]} into out, open (no closing brace). */
-static enum err write_names(struct request *req, struct buf *out) {
+/* {"experiments":[every label of the clusters ",a,b," ("": all)]} into out,
+ * open (no closing brace). */
+static enum err write_names(struct request *req, const char *clusters, struct buf *out) {
     char(*all)[256] = xcalloc(API_EXP_NAMES_MAX, sizeof *all);
     size_t n = 0;
-    enum err rc = store_experiments(req->db, all, API_EXP_NAMES_MAX, &n);
+    enum err rc = store_experiments(req->db, clusters, all, API_EXP_NAMES_MAX, &n);
     struct jsonw w;
     jsonw_init(&w, out);
     jsonw_obj(&w);
@@ -231,9 +234,13 @@ void api_experiments(struct request *req, struct response *resp) {
     static const char *const params[] = {"basis", "uncertainty", "resamples", "aggregate", NULL};
     struct api_query q;
     struct api_unc u;
-    bool completion = false, by_cluster = false, figures = req->nparams > 0;
+    bool names_only = req->nparams == 1 && !strcmp(req->params[0].key, "cluster");
+    bool completion = false, by_cluster = false, figures = req->nparams > 0 && !names_only;
+    char clusters[API_CLUSTERS_MAX] = "";
     memset(&u, 0, sizeof u);
     buf_init(&u.body, 0);
+    if (names_only && !api_clusters_parse(req, resp, clusters, sizeof clusters))
+        goto out;
     if (figures && (!api_query_parse(req, resp, &q, params) ||
                     !api_aggregate_parse(req, resp, &by_cluster) || !api_unc_parse(req, resp, &u) ||
                     !api_basis_parse(req, resp, &completion)))
@@ -259,7 +266,7 @@ void api_experiments(struct request *req, struct response *resp) {
     /* the labels, then the figures' keys (the cached object without its '{') */
     struct buf body;
     buf_init(&body, resp->body.max);
-    enum err rc = write_names(req, &body);
+    enum err rc = write_names(req, figures ? q.clusters : clusters, &body);
     if (rc == ERR_OK && figures && resp->body.len > 2) {
         buf_putc(&body, ',');
         buf_append(&body, resp->body.data + 1, resp->body.len - 1);

@@ -100,14 +100,16 @@ enum err store_task_attempts(struct store *s, const char *task_uid, struct store
 
 static const char SQL_EXPERIMENTS[] =
     "SELECT DISTINCT experiment FROM tasks WHERE experiment IS NOT NULL AND experiment != '' "
-    "ORDER BY experiment LIMIT ?1";
+    "AND " STORE_IN_CLUSTERS("cluster") " ORDER BY experiment LIMIT :max";
 
-enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n) {
+enum err store_experiments(struct store *s, const char *clusters, char (*out)[256], size_t max,
+                           size_t *n) {
+    store_set_read_clusters(s, clusters && *clusters ? clusters : NULL);
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_EXPERIMENTS, &st);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, (int64_t)max);
+    sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":max"), (int64_t)max);
     size_t k = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max)

@@ -52,8 +52,10 @@ enum err store_task_attempts(struct store *s, const char *task_uid, struct store
                              size_t max, size_t *n);
 
 /* Distinct experiment labels, sorted, up to max; each copied into out[i]
- * (API_NAME_MAX + 1 bytes each). */
-enum err store_experiments(struct store *s, char (*out)[256], size_t max, size_t *n);
+ * (API_NAME_MAX + 1 bytes each). clusters: the labels of those clusters' tasks
+ * only, as ",a,b," (docs/fleet.md "cluster="); NULL or "" every cluster. */
+enum err store_experiments(struct store *s, const char *clusters, char (*out)[256], size_t max,
+                           size_t *n);
 
 /* The change version of window [from, to): the change marks (schema/004) of the
  * days whose facts can reach the window and of day 0 (global facts), the spans

@@ -15,9 +15,12 @@
 #   2. choosing "east" in the picker: the URL gets cluster=east, every card
 #      figure is east's truth, the table holds east and its total only; on a
 #      link with cluster=east the two downloads (the view's summary, the
-#      table) are the export with cluster=east, every row east's;
+#      table) are the export with cluster=east, every row east's; the
+#      experiment picker lists both clusters' experiments, then east's only
+#      (the scenarios' labels: tests/fixtures/sim/small.json, TMP/west.json);
 #   3. a shared link with cluster=west on a 390 px phone: the picker shows west,
-#      the cards are west's truth, the page has no horizontal overflow and the
+#      the cards are west's truth, the experiment picker west's labels, the
+#      page has no horizontal overflow and the
 #      table fits its panel (no sideways scrolling); screenshot;
 #   4. a link with cluster=east,west: "Several…" with both boxes ticked, the
 #      cards are the fleet; unticking west and pressing Apply narrows to east;
@@ -55,11 +58,18 @@ mkdir -p "$out_dir"
 
 fleet_stack_start "$tmp" --web-dir "$root/web"
 w="$start,$until"
+# the experiment labels of each cluster's scenario, as the picker should list them
+labels() { jq -c '["", ([.workloads[].experiment // empty] | unique)[]]' "$@"; }
+east_exps=$(labels "$root/tests/fixtures/sim/small.json")
+west_exps=$(labels "$tmp/west.json")
+fleet_exps=$(jq -cs '["", ([.[].workloads[].experiment // empty] | unique)[]]' \
+  "$root/tests/fixtures/sim/small.json" "$tmp/west.json")
+[ "$east_exps" != "$west_exps" ] || fail "east and west share their experiment labels: $east_exps"
 curl -sf --max-time 30 "$base/api/v1/summary?window=$w" > "$tmp/fleet.summary" || fail "fleet summary"
 
 # cdp URL SIZE EVAL_JS PNG OUT: one page, read once the view is loaded; the
 # console must stay silent
-ready='document.body.dataset.panels === "ready" && ["ready", "single"].includes(document.getElementById("clusters-panel").dataset.state) && document.getElementById("status-text").textContent !== "Sources…"'
+ready='document.body.dataset.panels === "ready" && document.getElementById("experiment-select").dataset.cluster !== undefined && ["ready", "single"].includes(document.getElementById("clusters-panel").dataset.state) && document.getElementById("status-text").textContent !== "Sources…"'
 cdp() {
   timeout -k 5 150 python3 "$root/tests/e2e/cdp_page.py" "$chromium" "$1" "$2" "$ready" "$3" "$4" 120 \
     > "$5" || fail "the DevTools driver failed on $1 at $2"
@@ -75,6 +85,7 @@ collect='const collect = () => ({
   fieldHidden: document.getElementById("cluster-field").hidden,
   options: [...document.querySelectorAll("#cluster-select option")].map((o) => o.value),
   selected: document.getElementById("cluster-select").value,
+  experiments: [...document.querySelectorAll("#experiment-select option")].map((o) => o.value),
   checks: [...document.querySelectorAll("#cluster-checks input")].map((c) => c.value + (c.checked ? "+" : "-")),
   severalHidden: document.getElementById("cluster-several").hidden,
   panel: document.getElementById("clusters-panel").dataset.state,
@@ -157,7 +168,7 @@ to_east() {
   cdp "$1" 1280x900 "(async () => { $collect
   const before = collect();
   $2
-  await settle(() => loaded() && location.hash.includes(\"cluster=east\"));
+  await settle(() => loaded() && location.hash.includes(\"cluster=east\") && document.getElementById(\"experiment-select\").dataset.cluster === \"east\");
   return { before, after: collect() }; })()" - "$3"
   before=$(jq -c .value.before "$3")
   after=$(jq -c .value.after "$3")
@@ -183,6 +194,12 @@ must_be_empty "the cards after choosing east are not east's truth" "$(cards_diff
 must_be_empty "east's rows after choosing east" "$(table_diff "$after" east "$tmp/east.truth")"
 [ "$(echo "$before" | jq -c .cards)" != "$(echo "$after" | jq -c .cards)" ] || fail "choosing east did not change the cards"
 note "choosing east: URL $(echo "$after" | jq -r .hash), $(echo "$after" | jq '.cards | length') card figures = east's truth"
+[ "$(echo "$before" | jq -c .experiments)" = "$fleet_exps" ] ||
+  fail "the fleet's experiment picker: $(echo "$before" | jq -c .experiments), want $fleet_exps"
+exps_after=$(echo "$after" | jq -c .experiments)
+[ "$exps_after" = "$east_exps" ] ||
+  fail "the experiment picker after choosing east: $exps_after, want $east_exps"
+note "experiment picker: $fleet_exps for the fleet, $east_exps for east"
 
 # 2b. the downloads of a cluster view: "This view: summary" and "This table"
 # fetch the export with the view's cluster= (the files are captured in the page)
@@ -223,6 +240,8 @@ echo "$pv" | jq -e '.selected == "west" and .groups == ["west", "*total"]' >/dev
   fail "the link cluster=west: $(echo "$pv" | jq -c '{selected, hash, groups}')"
 must_be_empty "the cards of the link cluster=west are not west's truth" "$(cards_diff "$pv" "$tmp/west.truth")"
 must_be_empty "west's rows on the phone" "$(table_diff "$pv" west "$tmp/west.truth")"
+[ "$(echo "$pv" | jq -c .experiments)" = "$west_exps" ] ||
+  fail "the experiment picker of the link cluster=west: $(echo "$pv" | jq -c .experiments), want $west_exps"
 echo "$pv" | jq -e '.scrollW <= .innerW and .wrapOver <= 0' >/dev/null ||
   fail "390 px: page $(echo "$pv" | jq .scrollW) px wide in $(echo "$pv" | jq .innerW), table overflows its panel by $(echo "$pv" | jq .wrapOver) px"
 note "390 px: link cluster=west keeps west, cards = west's truth, page $(echo "$pv" | jq .scrollW) px in $(echo "$pv" | jq .innerW), table fits; screenshot $out_dir/dashboard-fleet-390.png"

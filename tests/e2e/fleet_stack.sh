@@ -4,7 +4,8 @@
 #   Two simulated clusters of one account (issue 22, docs/fleet.md): spotsim
 #   plays "east" (tests/fixtures/sim/small.json, tor1, reclaim after 2 h) and,
 #   with --also-cluster, "west" (the same workloads in ams3 with its own ids,
-#   pool names and a reclaim after 5 h, its own seed), each with its own
+#   pool names, experiment labels ("west-" + east's: TMP/west.json) and a
+#   reclaim after 5 h, its own seed), each with its own
 #   Kubernetes API port and its own ground truth (TMP/east.truth,
 #   TMP/west.truth); the first port's DigitalOcean API serves both. spotledger
 #   watches both through one kubeconfig (extra ARGS appended). Returns once
@@ -20,6 +21,7 @@ fleet_stack_start() {
   jq '.cluster = {"id": "7b3d9c1a-2e4f-4a6b-8c0d-1e2f3a4b5c6e", "name": "sim-west", "region": "ams3"}
       | .pools |= map(.name = "west-" + .name
                       | if .id then .id = "8c4e0d2b-3f5a-4b7c-9d1e-2f3a4b5c6d7f" else . end)
+      | .workloads |= map(if .experiment then .experiment = "west-" + .experiment else . end)
       | .reclaims = [{"pool": "west-gpu-spot", "after": "5h"}]' \
     "$root/tests/fixtures/sim/small.json" > "$_ft/west.json"
   "$SPOTSIM_BIN" --scenario "$root/tests/fixtures/sim/small.json" --seed 7 --speed 1440 --hold \

@@ -719,6 +719,47 @@ static void test_advice_cluster(void **state) {
     expect_ids(t, NULL, north_not);
 }
 
+/* The experiment names just received, as "a,b," (static). */
+static const char *experiment_names(struct apitest *t) {
+    static char names[512];
+    size_t n = 0;
+    names[0] = '\0';
+    for (size_t i = 0; i < jlen(t, "experiments") && n < sizeof names; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "experiments.%zu", i);
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s,", jstr(t, p));
+    }
+    return names;
+}
+
+/* The experiment names (the dashboard's picker) narrowed by cluster=
+ * (docs/fleet.md): east's exp-a (J1, J2), west's exp-w (JW, labelled here). */
+static void test_experiment_names(void **state) {
+    struct apitest *t = *state;
+    testdb_exec(&t->db, "UPDATE tasks SET experiment = 'exp-w' WHERE uid = 'JW';");
+    apitest_open(t);
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments"), 200);
+    assert_string_equal(experiment_names(t), "exp-a,exp-w,");
+    /* cluster= alone: the names only (the dashboard's picker) */
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments?cluster=west"), 200);
+    assert_string_equal(experiment_names(t), "exp-w,");
+    assert_null(strstr(apitest_body(t), "by_experiment"));
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments?cluster=a,,b"), 400);
+    assert_non_null(strstr(apitest_body(t), "cluster"));
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments?" WEEK "&cluster=east"), 200);
+    assert_string_equal(experiment_names(t), "exp-a,");
+    assert_string_equal(jstr(t, "by_experiment.0.experiment"), "exp-a");
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments?cluster=east,west"), 200);
+    assert_string_equal(experiment_names(t), "exp-a,exp-w,");
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments?cluster=north"), 200);
+    assert_string_equal(experiment_names(t), "");
+    /* each aggregate=cluster entry is the cluster= answer, names included */
+    assert_int_equal(apitest_call(t, "GET /api/v1/experiments?" WEEK "&aggregate=cluster"), 200);
+    assert_non_null(strstr(apitest_body(t), "{\"cluster\":\"west\",\"experiments\":"
+                                            "{\"experiments\":[\"exp-w\"]"));
+    entries_are_answers(t, "GET /api/v1/experiments?" WEEK, "experiments");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_summary_per_cluster, setup, apitest_teardown_state),
@@ -731,6 +772,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reconcile_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_advice_cluster, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_experiment_names, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,7 +169,7 @@ static enum err run(struct store *s, enum op op) {
     case OP_EXPERIMENTS: {
         char e[4][256];
         size_t n = 99;
-        rc = store_experiments(s, e, 4, &n);
+        rc = store_experiments(s, NULL, e, 4, &n);
         assert_int_equal(n, rc == ERR_OK ? 1 : 99); /* exp-a */
         return rc;
     }
