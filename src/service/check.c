@@ -27,6 +27,7 @@ struct report {
     FILE *out;
     char *fixes[CHECK_MAX_FIXES];
     int nfix;
+    const char *cluster; /* the --cluster NAME the lines are about; NULL: none */
 };
 
 static void line(struct report *r, const char *what, bool ok, const char *fmt, ...)
@@ -37,7 +38,8 @@ static void line(struct report *r, const char *what, bool ok, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(r->out, "%-12s %-4s %s\n", what, ok ? "ok" : "FAIL", msg);
+    fprintf(r->out, "%-12s %-4s %s%s%s\n", what, ok ? "ok" : "FAIL", r->cluster ? r->cluster : "",
+            r->cluster ? ": " : "", msg);
 }
 
 static void fix(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -49,7 +51,10 @@ static void fix(struct report *r, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    r->fixes[r->nfix++] = strdup(msg);
+    char full[1200];
+    snprintf(full, sizeof full, "%s%s%s%s", r->cluster ? "cluster " : "",
+             r->cluster ? r->cluster : "", r->cluster ? ": " : "", msg);
+    r->fixes[r->nfix++] = strdup(full);
 }
 
 static struct http_client *client(const struct kube_conn *kc) {
@@ -117,20 +122,13 @@ static enum err ssar(struct http_client *c, const char *url, const char *tok, co
     return ERR_OK;
 }
 
-static void check_kube(const struct config *cfg, const char *(*getenv_fn)(const char *),
-                       struct report *r, struct kube_conn *kc, bool *have_kc) {
-    if (cfg->no_kube) {
-        line(r, "kubernetes", true, "--no-kube: not watched (DigitalOcean only)");
-        return;
-    }
+/* The Kubernetes API of the connection kf names: reachable, the credentials
+ * accepted, the watcher's verbs allowed (cfg: --kube-namespace). */
+static void check_kube(const struct config *cfg, const struct kube_flags *kf,
+                       const char *(*getenv_fn)(const char *), struct report *r,
+                       struct kube_conn *kc, bool *have_kc) {
     char err[1024];
-    const struct kube_flags kf = {.api_url = cfg->kube_api_url,
-                                  .token_file = cfg->kube_token_file,
-                                  .ca_file = cfg->kube_ca_file,
-                                  .kubeconfig = cfg->kubeconfig,
-                                  .context = cfg->kube_context,
-                                  .insecure_ok = cfg->kube_insecure};
-    if (kube_conn_resolve(&kf, getenv_fn, kc, err, sizeof err) != ERR_OK) {
+    if (kube_conn_resolve(kf, getenv_fn, kc, err, sizeof err) != ERR_OK) {
         line(r, "kubernetes", false, "%s", err);
         fix(r, "%s", err);
         return;
@@ -273,24 +271,43 @@ static void check_pools(const struct config *cfg, struct report *r, struct http_
     http_response_release(&resp);
 }
 
-static void check_do(const struct config *cfg, const char *(*getenv_fn)(const char *),
-                     struct report *r, const struct kube_conn *kc) {
-    char *tok = NULL, source[700], err[1200];
-    if (do_token_find(cfg->do_token_file, cfg->doctl_config, getenv_fn, &tok, source, sizeof source,
-                      err, sizeof err) != ERR_OK) {
+/* The account's side, once for every cluster: the token, the API, its scopes
+ * and the account's clusters. */
+struct do_account {
+    char *tok;
+    char source[700];
+    struct http_client *c;
+    struct do_cluster_brief *cl;
+    int ncl;
+    char names[2048]; /* the account's clusters, described */
+};
+
+static void do_account_release(struct do_account *a) {
+    free(a->cl);
+    http_client_free(a->c);
+    secret_free(a->tok, 0);
+}
+
+/* True when the clusters can be looked up (the API answered with kubernetes:read). */
+static bool check_do_account(const struct config *cfg, const char *(*getenv_fn)(const char *),
+                             struct report *r, struct do_account *a) {
+    char err[1200];
+    if (do_token_find(cfg->do_token_file, cfg->doctl_config, getenv_fn, &a->tok, a->source,
+                      sizeof a->source, err, sizeof err) != ERR_OK) {
         line(r, "digitalocean", false, "%s", err);
         fix(r, "%s", err);
-        return;
+        return false;
     }
-    struct http_client *c = client(NULL);
+    const char *tok = a->tok, *source = a->source;
+    struct http_client *c = a->c = client(NULL);
     struct http_response resp;
     http_response_init(&resp);
     /* reachability and the first scope in one request */
-    struct do_cluster_brief *cl = calloc(DO_CLUSTERS_MAX, sizeof *cl);
-    int ncl = 0;
-    enum err rc = c && cl
-                      ? do_clusters_list(c, cfg->do_api_url, tok, cl, DO_CLUSTERS_MAX, &ncl, &resp)
-                      : ERR_NOMEM;
+    struct do_cluster_brief *cl = a->cl = calloc(DO_CLUSTERS_MAX, sizeof *cl);
+    enum err rc =
+        c && cl ? do_clusters_list(c, cfg->do_api_url, tok, cl, DO_CLUSTERS_MAX, &a->ncl, &resp)
+                : ERR_NOMEM;
+    bool k8s_scope = false;
     if (rc == ERR_HTTP && resp.status == 0) {
         line(r, "digitalocean", false, "%s: unreachable: %s", cfg->do_api_url, resp.error);
         fix(r, "the DigitalOcean API at %s is unreachable (%s): check the network and --do-api-url",
@@ -310,7 +327,7 @@ static void check_do(const struct config *cfg, const char *(*getenv_fn)(const ch
     static const struct scope_probe probes[] = {{"sizes:read", "/v2/sizes?per_page=1"},
                                                 {"billing:read", "/v2/customers/my/balance"}};
     char missing[128] = "";
-    bool k8s_scope = rc == ERR_OK;
+    k8s_scope = rc == ERR_OK;
     if (rc == ERR_AUTH)
         snprintf(missing, sizeof missing, "kubernetes:read");
     for (size_t i = 0; i < 2; i++) {
@@ -331,40 +348,37 @@ static void check_do(const struct config *cfg, const char *(*getenv_fn)(const ch
     } else {
         line(r, "scopes", true, "kubernetes:read, sizes:read, billing:read");
     }
-    if (!k8s_scope)
-        goto out; /* the cluster cannot be looked up without kubernetes:read */
-    char names[2048];
-    do_clusters_describe(cl, ncl, names, sizeof names);
-    const char *id = cfg->cluster_id, *from = "--cluster-id";
-    if (!id && kc && kc->doks_cluster_id[0]) {
-        id = kc->doks_cluster_id;
-        from = "the kubeconfig's DOKS server URL";
-    }
+    if (k8s_scope) /* the clusters cannot be looked up without kubernetes:read */
+        do_clusters_describe(cl, a->ncl, a->names, sizeof a->names);
+out:
+    http_response_release(&resp);
+    return k8s_scope;
+}
+
+/* The DigitalOcean cluster id (from `from`; NULL: none found) is one of the
+ * account's, and its pools. flag: the flag that passes one. */
+static void check_do_cluster(const struct config *cfg, struct report *r, const struct do_account *a,
+                             const char *id, const char *from, const char *flag) {
     if (!id) {
-        line(r, "cluster", false,
-             "no --cluster-id, and the Kubernetes server URL is not a DOKS one");
-        fix(r, "pass --cluster-id with one of this account's clusters: %s", names);
-        goto out;
+        line(r, "cluster", false, "no %s, and the Kubernetes server URL is not a DOKS one", flag);
+        fix(r, "pass %s with one of this account's clusters: %s", flag, a->names);
+        return;
     }
     int found = -1;
-    for (int i = 0; i < ncl; i++)
-        if (strcmp(cl[i].id, id) == 0)
+    for (int i = 0; i < a->ncl; i++)
+        if (strcmp(a->cl[i].id, id) == 0)
             found = i;
     if (found < 0) {
         line(r, "cluster", false, "%s (from %s) is not in this account", id, from);
         fix(r,
-            "cluster '%s' (from %s) is not one of this account's clusters; pass --cluster-id "
+            "cluster '%s' (from %s) is not one of this account's clusters; pass %s "
             "with one of: %s",
-            id, from, names);
-        goto out;
+            id, from, flag, a->names);
+        return;
     }
-    line(r, "cluster", true, "%s (%s, %s; from %s)", cl[found].name, id, cl[found].region, from);
-    check_pools(cfg, r, c, tok, id);
-out:
-    free(cl);
-    http_response_release(&resp);
-    http_client_free(c);
-    secret_free(tok, 0);
+    line(r, "cluster", true, "%s (%s, %s; from %s)", a->cl[found].name, id, a->cl[found].region,
+         from);
+    check_pools(cfg, r, a->c, a->tok, id);
 }
 
 /* --- database ----------------------------------------------------------------------- */
@@ -413,15 +427,97 @@ static void check_db(const struct config *cfg, struct report *r) {
     store_free(s);
 }
 
-int check_run(const struct config *cfg, const char *(*getenv_fn)(const char *), FILE *out) {
-    struct report r = {.out = out};
+/* The single-cluster flags: one Kubernetes connection, --cluster-id. */
+static void check_single(const struct config *cfg, const char *(*getenv_fn)(const char *),
+                         struct report *r) {
     struct kube_conn kc;
     memset(&kc, 0, sizeof kc);
     bool have_kc = false;
-    check_kube(cfg, getenv_fn, &r, &kc, &have_kc);
-    check_do(cfg, getenv_fn, &r, have_kc ? &kc : NULL);
-    check_db(cfg, &r);
+    const struct kube_flags kf = {.api_url = cfg->kube_api_url,
+                                  .token_file = cfg->kube_token_file,
+                                  .ca_file = cfg->kube_ca_file,
+                                  .kubeconfig = cfg->kubeconfig,
+                                  .context = cfg->kube_context,
+                                  .insecure_ok = cfg->kube_insecure};
+    if (cfg->no_kube)
+        line(r, "kubernetes", true, "--no-kube: not watched (DigitalOcean only)");
+    else
+        check_kube(cfg, &kf, getenv_fn, r, &kc, &have_kc);
+    struct do_account a;
+    memset(&a, 0, sizeof a);
+    if (check_do_account(cfg, getenv_fn, r, &a)) {
+        const char *id = cfg->cluster_id, *from = "--cluster-id";
+        if (!id && have_kc && kc.doks_cluster_id[0]) {
+            id = kc.doks_cluster_id;
+            from = "the kubeconfig's DOKS server URL";
+        }
+        check_do_cluster(cfg, r, &a, id, from, "--cluster-id");
+    }
+    do_account_release(&a);
     kube_conn_release(&kc);
+}
+
+/* --cluster NAME=TARGET (docs/fleet.md): each cluster's Kubernetes access and
+ * DigitalOcean cluster, every line and fix naming it; one cluster's failure
+ * does not stop the others' checks. The account's token once. */
+static void check_fleet(const struct config *cfg, const char *(*getenv_fn)(const char *),
+                        struct report *r) {
+    int n = cfg->n_clusters;
+    struct kube_conn *kc = calloc((size_t)n, sizeof *kc);
+    bool *have = calloc((size_t)n, sizeof *have);
+    struct config_cluster_target *t = calloc((size_t)n, sizeof *t);
+    if (!kc || !have || !t) {
+        line(r, "clusters", false, "out of memory");
+        fix(r, "out of memory: retry");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        r->cluster = cfg->clusters[i].key;
+        if (!config_cluster_target(cfg->clusters[i].value, &t[i])) /* checked by config_parse */
+            continue;
+        const struct kube_flags kf = {.kubeconfig = cfg->kubeconfig,
+                                      .context = t[i].context,
+                                      .insecure_ok = cfg->kube_insecure};
+        if (!t[i].context[0])
+            line(r, "kubernetes", true, "a DigitalOcean cluster id alone: not watched");
+        else if (cfg->no_kube)
+            line(r, "kubernetes", true, "--no-kube: not watched (DigitalOcean only)");
+        else
+            check_kube(cfg, &kf, getenv_fn, r, &kc[i], &have[i]);
+    }
+    r->cluster = NULL;
+    struct do_account a;
+    memset(&a, 0, sizeof a);
+    if (check_do_account(cfg, getenv_fn, r, &a)) {
+        for (int i = 0; i < n; i++) {
+            r->cluster = cfg->clusters[i].key;
+            char from[CONFIG_CLUSTER_NAME_MAX + 32];
+            snprintf(from, sizeof from, "--cluster %s", cfg->clusters[i].key);
+            const char *id = t[i].do_id[0] ? t[i].do_id : NULL;
+            if (!id && have[i] && kc[i].doks_cluster_id[0]) {
+                id = kc[i].doks_cluster_id;
+                snprintf(from, sizeof from, "the DOKS server URL of context %s", t[i].context);
+            }
+            check_do_cluster(cfg, r, &a, id, from, "--cluster NAME=CONTEXT@CLUSTER_ID");
+        }
+        r->cluster = NULL;
+    }
+    do_account_release(&a);
+out:
+    for (int i = 0; kc && i < n; i++)
+        kube_conn_release(&kc[i]);
+    free(kc);
+    free(have);
+    free(t);
+}
+
+int check_run(const struct config *cfg, const char *(*getenv_fn)(const char *), FILE *out) {
+    struct report r = {.out = out};
+    if (cfg->n_clusters > 0)
+        check_fleet(cfg, getenv_fn, &r);
+    else
+        check_single(cfg, getenv_fn, &r);
+    check_db(cfg, &r);
     if (r.nfix == 0)
         fprintf(out, "all good: spotledger can run with these settings\n");
     else

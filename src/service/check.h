@@ -10,6 +10,10 @@
  *     the account's clusters otherwise;
  *   - lists the pools and which ones count as Spot and why (source/pool_capacity.h);
  *   - reports the database's state (absent, schema version, last polls).
+ * With --cluster NAME=TARGET (docs/fleet.md) the Kubernetes and cluster-id
+ * checks run once per cluster, each line and fix naming the cluster ("rbac
+ * FAIL west: ...", "fix: cluster west: ..."); one cluster's failure does not
+ * stop the others'; the token and its scopes are checked once.
  * Output: one line per finding on out, then one "fix:" line per problem. Tokens
  * are never printed.
  *

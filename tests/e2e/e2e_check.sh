@@ -5,7 +5,8 @@
 # for each planted problem: a DigitalOcean token without billing:read (spotsim
 # --deny-scope), a service account that may not watch pods (--deny-verb, seen by
 # SelfSubjectAccessReview), a wrong --cluster-id, an unreachable Kubernetes API,
-# an unreachable DigitalOcean API.
+# an unreachable DigitalOcean API; and a fleet (--cluster) where two of three
+# clusters fail, each named in its own lines and fix.
 # POSIX sh, loopback only, bounded polls; kills only the processes it started.
 set -eu
 : "${SPOTLEDGER_BIN:?}" "${SPOTSIM_BIN:?}" "${SPOTLEDGER_ROOT:?}"
@@ -105,4 +106,53 @@ env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME="$tmp" DIGITALOCEAN_TOKEN=chec
   --do-api-url "http://$gone" --db "$tmp/none.db" --cluster-id "$cluster" > "$tmp/dogone.check" 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || fail "dogone: exit $rc"
 one_fix dogone "the DigitalOcean API at http://$gone is unreachable"
+
+# 7. a fleet (--cluster NAME=CONTEXT@ID, docs/fleet.md): east reaches the good
+# spotsim, west the one whose service account may not watch pods, south the
+# port nothing listens on. Every line names its cluster; west's and south's
+# failures each give one fix naming the cluster and hide none of east's lines;
+# the exit is 1. With east alone: all good, exit 0.
+ctx() { # NAME SERVER CA: one cluster, user and context named NAME
+  printf -- '- name: %s\n  cluster:\n    server: https://%s\n    certificate-authority: %s\n' "$1" "$2" "$3" >> "$tmp/fleet.clusters"
+  printf -- '- name: %s\n  user:\n    token: check-kube-token\n' "$1" >> "$tmp/fleet.users"
+  printf -- '- name: %s\n  context:\n    cluster: %s\n    user: %s\n' "$1" "$1" "$1" >> "$tmp/fleet.contexts"
+}
+: > "$tmp/fleet.clusters"; : > "$tmp/fleet.users"; : > "$tmp/fleet.contexts"
+ctx east "$(awk '/^spotsim: http /{print $5}' "$tmp/good.out")" "$tmp/good.ca"
+ctx west "$(awk '/^spotsim: http /{print $5}' "$tmp/noverb.out")" "$tmp/noverb.ca"
+ctx south "$gone" "$tmp/good.ca"
+{ printf 'apiVersion: v1\nkind: Config\nclusters:\n'; cat "$tmp/fleet.clusters"
+  printf 'users:\n'; cat "$tmp/fleet.users"
+  printf 'contexts:\n'; cat "$tmp/fleet.contexts"; printf 'current-context: east\n'; } > "$tmp/fleet.kubeconfig"
+fleet_check() { # EXPECTED_RC CLUSTER...: check with --cluster NAME=NAME@ID for each
+  want=$1; shift
+  set --; for n in $fleet; do set -- "$@" --cluster "$n=$n@$cluster"; done
+  rc=0
+  env -u KUBECONFIG -u KUBERNETES_SERVICE_HOST HOME="$tmp" DIGITALOCEAN_TOKEN=check-do-token \
+    timeout 120 "$SPOTLEDGER_BIN" check --kubeconfig "$tmp/fleet.kubeconfig" \
+    --do-api-url "http://$(awk '/^spotsim: http /{print $3}' "$tmp/good.out")" \
+    --db "$tmp/none.db" "$@" > "$tmp/fleet.check" 2> "$tmp/fleet.check.err" || rc=$?
+  [ "$rc" -eq "$want" ] || { cat "$tmp/fleet.check" >&2; fail "fleet $fleet: exit $rc, expected $want"; }
+}
+has() { grep -q "$1" "$tmp/fleet.check" || { cat "$tmp/fleet.check" >&2; fail "fleet $fleet: no line $1"; }; }
+fleet="east west south"
+fleet_check 1
+has '^kubernetes .* ok *east: https://'
+has '^rbac .* ok *east: list, watch on nodes, jobs, pods, events, poddisruptionbudgets'
+has '^kubernetes .* ok *west: https://'
+has '^rbac .*FAIL west: cannot watch pods'
+has "^kubernetes .*FAIL south: https://$gone .*unreachable"
+has "^cluster .* ok *east: sim-small ($cluster, .*from --cluster east)"
+has "^cluster .* ok *west: sim-small ($cluster, "
+has "^cluster .* ok *south: sim-small ($cluster, "
+has '^pool .* ok *east: .*gpu-spot .*: Spot'
+has '^scopes .* ok *kubernetes:read, sizes:read, billing:read'
+[ "$(grep -c '^fix: ' "$tmp/fleet.check")" -eq 2 ] || { cat "$tmp/fleet.check" >&2; fail "fleet: not exactly two fix lines"; }
+has "^fix: cluster west: grant the watcher's identity watch pods"
+has "^fix: cluster south: the Kubernetes API at https://$gone is unreachable"
+grep -q "check-do-token\|check-kube-token" "$tmp/fleet.check" "$tmp/fleet.check.err" && fail "fleet: a token was printed"
+fleet="east"
+fleet_check 0
+has '^all good'
+has '^rbac .* ok *east: list, watch'
 echo "e2e_check: ok"
