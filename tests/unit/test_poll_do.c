@@ -639,8 +639,8 @@ static void test_dead_upstream_backs_off(void **state) {
     free(s.times);
 }
 
-static void test_thread_start_stop(void **state) {
-    struct fx *f = *state;
+/* A poller thread on the pools and billing worlds, polling every hour. */
+static struct poll_do *start_hourly(struct fx *f) {
     struct poll_do *pd = NULL;
     serve_pools_world(f, "pools.json");
     serve_billing_world(f);
@@ -648,13 +648,26 @@ static void test_thread_start_stop(void **state) {
         .api_url = f->srv.base, .token = TOKEN, .cluster_id = CLUSTER, .poll_interval = 3600};
     assert_int_equal(poll_do_new(&o, f->db, &f->lock, &pd), ERR_OK);
     assert_int_equal(poll_do_start(pd), ERR_OK);
-    /* bounded wait for the first pool poll to land */
-    for (int i = 0; i < 300; i++) {
-        if (q_int(f, "SELECT COUNT(*) FROM poll_runs WHERE source = 'do_billing'") > 0)
-            break;
+    return pd;
+}
+
+/* Waits (at most tries x 10 ms) until the count sql gives differs from was; returns
+ * the last count. */
+static int64_t wait_count_change(struct fx *f, const char *sql, int64_t was, int tries) {
+    int64_t now = q_int(f, sql);
+    for (int i = 0; i < tries && now == was; i++) {
         struct timespec ts = {0, 10 * 1000000L};
         nanosleep(&ts, NULL);
+        now = q_int(f, sql);
     }
+    return now;
+}
+
+static void test_thread_start_stop(void **state) {
+    struct fx *f = *state;
+    struct poll_do *pd = start_hourly(f);
+    /* bounded wait (3 s) for the first billing poll to land */
+    wait_count_change(f, "SELECT COUNT(*) FROM poll_runs WHERE source = 'do_billing'", 0, 300);
     poll_do_stop(pd); /* wakes the hour-long sleep at once */
     assert_true(q_int(f, "SELECT COUNT(*) FROM poll_runs WHERE source = 'do'") >= 1);
     poll_do_free(pd);
@@ -664,29 +677,16 @@ static void test_thread_start_stop(void **state) {
  * sleep ends and both pools and billing are polled again at once. */
 static void test_wake_polls_now(void **state) {
     struct fx *f = *state;
-    struct poll_do *pd = NULL;
-    serve_pools_world(f, "pools.json");
-    serve_billing_world(f);
-    struct poll_do_options o = {
-        .api_url = f->srv.base, .token = TOKEN, .cluster_id = CLUSTER, .poll_interval = 3600};
-    assert_int_equal(poll_do_new(&o, f->db, &f->lock, &pd), ERR_OK);
-    assert_int_equal(poll_do_start(pd), ERR_OK);
+    struct poll_do *pd = start_hourly(f);
     const char *count = "SELECT COUNT(*) FROM poll_runs WHERE source = 'do'";
-    for (int i = 0; i < 500 && q_int(f, "SELECT COUNT(*) FROM poll_runs WHERE source = "
-                                        "'do_billing' AND status != 'running'") == 0;
-         i++) {
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    /* bounded (5 s): the first billing poll has ended */
+    wait_count_change(
+        f, "SELECT COUNT(*) FROM poll_runs WHERE source = 'do_billing' AND status != 'running'", 0,
+        500);
     int64_t before = q_int(f, count);
     assert_int_equal(before, 1);
     poll_do_wake(pd);
-    int64_t after = before;
-    for (int i = 0; i < 500 && after == before; i++) { /* bounded: at most 5 s */
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-        after = q_int(f, count);
-    }
+    int64_t after = wait_count_change(f, count, before, 500); /* bounded: at most 5 s */
     poll_do_stop(pd);
     assert_int_equal(after, before + 1);
     poll_do_free(pd);
