@@ -18,7 +18,8 @@
 #   - spotsim's one DigitalOcean account bills every cluster: the invoice
 #     preview's items are the three truths' billed nodes (droplet id, amount in
 #     cents), its amount their sum; reconciliation?cluster=east and west each
-#     estimate their truth's billed_total, nothing unexplained.
+#     estimate their truth's billed_total, the fleet's the three truths' sum,
+#     nothing unexplained.
 # (Two clusters without an outage: e2e_fleet_sim.sh; clusters down from the
 # start: e2e_fleet.sh.)
 # POSIX sh, loopback only, bounded polls (about 45 s on 2 cores); kills only the
@@ -204,6 +205,13 @@ done
 curl -sf "$base/api/v1/summary?$w&cluster=south" > "$tmp/south.summary" || fail "cluster=south"
 jq -e '.nodes_total_cost > 0' "$tmp/south.summary" >/dev/null || fail "south has no node cost"
 curl -sf "$base/api/v1/summary?$w" > "$tmp/fleet.summary"
+# the fleet's reconciliation (every cluster, south's nodes known from
+# DigitalOcean through its outage): the estimate is the three truths' billed
+jq -e --slurpfile a "$tmp/east.truth" --slurpfile b "$tmp/west.truth" --slurpfile c "$tmp/south.truth" \
+  '.reconciliation[0].lines[-1] | (.estimated * 1000000 | round)
+      == ([$a[0], $b[0], $c[0]] | map(.billed_total * 1000000 | round) | add)
+    and .unexplained == 0' "$tmp/fleet.summary" >/dev/null ||
+  fail "the fleet's reconciliation $(jq -c '.reconciliation[0].lines[-1]' "$tmp/fleet.summary"), truths $(jq -s 'map(.billed_total)' "$tmp/east.truth" "$tmp/west.truth" "$tmp/south.truth" | tr -d ' \n')"
 for k in nodes_total_cost allocated_cost idle_cost; do
   sum=$(jq -n --slurpfile a "$tmp/east.summary" --slurpfile b "$tmp/west.summary" \
     --slurpfile c "$tmp/south.summary" \
