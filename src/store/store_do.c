@@ -531,8 +531,9 @@ static const char SQL_RC_ITEMS[] =
  * (store_set_read_clusters), its pools and its nodes. */
 static const char SQL_RCF_CLUSTERS[] =
     "SELECT id, name FROM clusters WHERE " STORE_IN_CLUSTERS("cluster") " ORDER BY id";
-static const char SQL_RCF_POOLS[] = "SELECT id, name, capacity_type FROM node_pools WHERE "
-    STORE_IN_CLUSTERS("cluster") " ORDER BY first_seen, id";
+static const char SQL_RCF_POOLS[] =
+    "SELECT id, name, capacity_type FROM node_pools WHERE " STORE_IN_CLUSTERS(
+        "cluster") " ORDER BY first_seen, id";
 
 /* The fleet's clusters into in->fleet_ids / fleet_names. */
 static enum err load_fleet_clusters(struct store *s, struct reconcile_input *in) {
@@ -696,6 +697,22 @@ static enum err reconcile_of(struct store *s, const char *period, const char *cl
     if (rc == ERR_OK)
         rc = reconcile_compute(&in, now, out);
     reconcile_input_release(&in);
+    return rc;
+}
+
+enum err store_do_has_invoice(struct store *s, const char *period, bool *out) {
+    *out = false;
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, SQL_RC_INVOICE, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, period);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *out = true;
+    else if (r != SQLITE_DONE)
+        rc = store_fail(s, r, "reconcile invoice");
+    sqlite3_reset(st);
     return rc;
 }
 

@@ -71,6 +71,9 @@ enum err store_do_reconcile_input(struct store *s, const char *period, const cha
  * what the REST API calls. */
 enum err store_do_reconcile(struct store *s, const char *period, const char *cluster_id,
                             int64_t now, struct reconcile_result *out);
+/* Whether period "YYYY-MM" has an invoice (the one store_do_reconcile would
+ * read: its result has_invoice). ERR_DB. */
+enum err store_do_has_invoice(struct store *s, const char *period, bool *out);
 /* store_do_reconcile of a fleet (docs/fleet.md): the pools and nodes of the
  * clusters `clusters` names (",a,b,"; NULL every cluster), items matched to
  * any of their DigitalOcean clusters; the other clusters' items are unmatched. */

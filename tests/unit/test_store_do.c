@@ -303,6 +303,30 @@ static void test_reconcile_min_charge(void **state) {
     reconcile_result_release(&r);
 }
 
+/* store_do_has_invoice: a month is listed in a window's reconciliation only
+ * with an invoice; it says so exactly when store_do_reconcile's has_invoice
+ * would (the preview counts). */
+static void test_has_invoice(void **state) {
+    struct fx *f = *state;
+    bool has = true;
+    assert_int_equal(store_do_has_invoice(f->db, "2026-11", &has), ERR_OK);
+    assert_false(has);
+    struct do_invoice inv = {
+        .uuid = S("inv-1"), .period = S("2026-11"), .amount = 100, .preview = true};
+    assert_int_equal(store_do_upsert_invoice(f->db, &inv, 10), ERR_OK);
+    assert_int_equal(store_do_has_invoice(f->db, "2026-11", &has), ERR_OK);
+    assert_true(has);
+    assert_int_equal(store_do_has_invoice(f->db, "2026-10", &has), ERR_OK);
+    assert_false(has);
+    struct reconcile_result r;
+    assert_int_equal(store_do_reconcile(f->db, "2026-11", NULL, 20, &r), ERR_OK);
+    assert_true(r.has_invoice);
+    reconcile_result_release(&r);
+    assert_int_equal(store_do_reconcile(f->db, "2026-10", NULL, 20, &r), ERR_OK);
+    assert_false(r.has_invoice);
+    reconcile_result_release(&r);
+}
+
 /* Billing insights (issue 19): daily points stored, then summed per pool by the
  * reconciliation with the invoice items' matching rules. By hand, period 2026-11,
  * cluster 'lab' with pools gpu-spot and gpu-fb:
@@ -385,6 +409,7 @@ int main(void) {
         cmocka_unit_test(test_reconcile_min_charge),
         cmocka_unit_test_setup_teardown(test_reconcile_node_priced_by_pool, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reconcile_insights, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_has_invoice, setup, teardown),
     };
     return cmocka_run_group_tests_name("store_do", tests, NULL, NULL);
 }
