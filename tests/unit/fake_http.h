@@ -285,4 +285,17 @@ FAKE_UNUSED static char *fake_read_file(const char *path, size_t *len) {
     return p;
 }
 
+/* The most of the n ascending request times t (ms) that fall in any window ms
+ * (to check a request budget, e.g. DigitalOcean's 250 a minute). */
+static FAKE_UNUSED int max_in_window(const int64_t *t, int n, int64_t window) {
+    int best = 0, lo = 0;
+    for (int hi = 0; hi < n; hi++) {
+        while (t[hi] - t[lo] >= window)
+            lo++;
+        if (hi - lo + 1 > best)
+            best = hi - lo + 1;
+    }
+    return best;
+}
+
 #endif

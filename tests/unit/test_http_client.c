@@ -449,17 +449,6 @@ static long rate_transport(void *ctx, const char *u, struct http_response *resp)
     return 200;
 }
 
-static int max_in_window(const int64_t *t, int n, int64_t window) {
-    int best = 0, lo = 0;
-    for (int hi = 0; hi < n; hi++) {
-        while (t[hi] - t[lo] >= window)
-            lo++;
-        if (hi - lo + 1 > best)
-            best = hi - lo + 1;
-    }
-    return best;
-}
-
 static void test_pacing_under_do_limits(void **state) {
     (void)state;
     struct rate r = {.cap = 30000, .remaining = -1};

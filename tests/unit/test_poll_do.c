@@ -540,17 +540,6 @@ static struct poll_do_options sim_options(struct sim *s) {
     return o;
 }
 
-static int max_in_window(const int64_t *t, int n, int64_t window) {
-    int best = 0, lo = 0;
-    for (int hi = 0; hi < n; hi++) {
-        while (t[hi] - t[lo] >= window)
-            lo++;
-        if (hi - lo + 1 > best)
-            best = hi - lo + 1;
-    }
-    return best;
-}
-
 static void test_rate_stays_under_do_limits(void **state) {
     struct fx *f = *state;
     struct sim s = {.cap = 20000, .end_ms = 65 * 60 * 1000};
