@@ -491,7 +491,7 @@ static void check_fleet(const struct config *cfg, const char *(*getenv_fn)(const
     if (check_do_account(cfg, getenv_fn, r, &a)) {
         for (int i = 0; i < n; i++) {
             r->cluster = cfg->clusters[i].key;
-            char from[CONFIG_CLUSTER_NAME_MAX + 32];
+            char from[CONFIG_CLUSTER_NAME_MAX + 320]; /* "--cluster NAME" or a context name */
             snprintf(from, sizeof from, "--cluster %s", cfg->clusters[i].key);
             const char *id = t[i].do_id[0] ? t[i].do_id : NULL;
             if (!id && have[i] && kc[i].doks_cluster_id[0]) {

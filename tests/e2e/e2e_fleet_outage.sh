@@ -22,7 +22,8 @@
 #     nothing unexplained.
 # (Two clusters without an outage: e2e_fleet_sim.sh; clusters down from the
 # start: e2e_fleet.sh.)
-# POSIX sh, loopback only, bounded polls (about 45 s on 2 cores); kills only the
+# POSIX sh, loopback only, bounded polls (about 55 s under ASan on the shared 2
+# cores); kills only the
 # processes it started.
 set -eu
 : "${SPOTLEDGER_BIN:?}" "${SPOTSIM_BIN:?}" "${SPOTLEDGER_ROOT:?}"
