@@ -138,17 +138,23 @@ static void test_identical_spot_tasks(void **state) {
     fx_free(f);
 }
 
+/* Five Spot tasks (node 0) and five On-Demand tasks (node 1), 1,000 s apart. */
+static struct fx *fx_five_each(void) {
+    struct fx *f = fx_new();
+    for (int i = 0; i < 5; i++) {
+        run(f, COST_SPOT, 0, 1000 * i);
+        run(f, COST_ON_DEMAND, 1, 1000 * i);
+    }
+    return f;
+}
+
 /* Five Spot tasks (Spot node 5,000 s used of 7,000: cost $7.00, 1,400,000 µ$ a
  * task, every item exactly 1,400,000) against five On-Demand tasks (On-Demand
  * node: 5 × $2.00 allocated + 2,000 s idle $4.00 = $14.00, 2,800,000 µ$ a task):
  * the measured difference is −1,400,000 µ$ in every resample. */
 static void test_spot_vs_on_demand_measured(void **state) {
     (void)state;
-    struct fx *f = fx_new();
-    for (int i = 0; i < 5; i++) {
-        run(f, COST_SPOT, 0, 1000 * i);
-        run(f, COST_ON_DEMAND, 1, 1000 * i);
-    }
+    struct fx *f = fx_five_each();
     struct unc_result u;
     compute(f, &u);
     assert_int_equal(u.per_task[COST_SPOT].point, 1400000);
@@ -168,11 +174,7 @@ static void test_spot_vs_on_demand_measured(void **state) {
  * On-Demand tasks are not selected and On-Demand has no interval. */
 static void test_filter_leaves_tasks_out(void **state) {
     (void)state;
-    struct fx *f = fx_new();
-    for (int i = 0; i < 5; i++) {
-        run(f, COST_SPOT, 0, 1000 * i);
-        run(f, COST_ON_DEMAND, 1, 1000 * i);
-    }
+    struct fx *f = fx_five_each();
     f->q.configs = 1u << COST_SPOT;
     struct unc_result u;
     compute(f, &u);
