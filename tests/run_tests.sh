@@ -5,7 +5,7 @@
 # include order of src/ and its self-test), format (make format-check),
 # fuzz (tests/fuzz/run_fuzz.sh FUZZ_SMOKE_SECONDS: the smoke run of every harness
 # already built in build/fuzz), unit (every binary BUILD_DIR/tests/test_*), e2e
-# (every tests/e2e/e2e_*.sh). UNIT_JOBS=N runs the unit binaries N at a time, longest first (make unit: 2).
+# (every tests/e2e/e2e_*.sh). UNIT_JOBS=N runs the unit binaries N at a time, longest first (make unit: 3).
 # Counting: each layer check, format check, fuzz run, unit binary and e2e script is one suite
 # and counts as passed or failed; every line a suite prints that begins with
 # "SKIP: " (a part it could not run, e.g. ../shared/fixtures missing) counts as
