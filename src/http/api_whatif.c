@@ -386,9 +386,15 @@ static void write_model(struct jsonw *w, const struct whatif_params *p, int64_t 
     jsonw_kint(w, "tasks_per_run", p->tasks);
     jsonw_kbool(w, "tasks_per_run_capped", p->tasks < window_tasks);
     jsonw_kstr(w, "description",
-               "seeded Monte Carlo over spotsim's task model: whole-pool Poisson reclaims cut "
-               "the running attempt, checkpointed work survives; interval: 2.5th-97.5th "
-               "percentile of the runs' cost per successful task (docs/whatif.md)");
+               p->pool_nodes > 0
+                   ? "seeded Monte Carlo over spotsim's task model on the window's Spot pool: "
+                     "tasks queue for its nodes, whole-pool Poisson reclaims cut every running "
+                     "attempt at once, checkpointed work survives; interval: 2.5th-97.5th "
+                     "percentile of the runs' cost per successful task (docs/whatif.md)"
+                   : "seeded Monte Carlo over spotsim's task model, per task: whole-pool "
+                     "Poisson reclaims cut the running attempt, checkpointed work survives; "
+                     "interval: 2.5th-97.5th percentile of the runs' cost per successful task "
+                     "(docs/whatif.md)");
     jsonw_obj_end(w);
 }
 

@@ -238,7 +238,7 @@ static enum err run_mc(const struct whatif_params *p, unsigned mask, struct what
     memset(out, 0, sizeof *out);
     int runs = p->runs ? p->runs : WHATIF_DEFAULT_RUNS;
     uint64_t seed = p->seed ? p->seed : WHATIF_DEFAULT_SEED;
-    struct mc m = {p, 0, WHATIF_MAX_ATTEMPTS_TOTAL};
+    struct mc m = {p, 0, WHATIF_MAX_ATTEMPTS_TOTAL, NULL};
     if (p->reclaims_per_day > 0) {
         double mean = 86400.0 / p->reclaims_per_day;
         m.mean = mean < 1.0 ? 1 : (int64_t)llround(mean);
@@ -279,6 +279,7 @@ static enum err run_mc(const struct whatif_params *p, unsigned mask, struct what
                     per_task(p, c, a[c].num, a[c].succ);
         }
     }
+    wi_pool_free(&m);
     out->attempts_simulated = WHATIF_MAX_ATTEMPTS_TOTAL - m.budget;
     for (int c = 0; c < WHATIF_NCONFIG && rc == ERR_OK; c++) {
         struct whatif_estimate *e = &out->cfg[c];

@@ -17,6 +17,12 @@
  * task (scale-down). Pure On-Demand: one uninterrupted attempt.
  * A task that needs more than WHATIF_MAX_ATTEMPTS attempts fails (its money
  * counts, it counts for no success: a Job past its backoffLimit).
+ * That is the per-task model (pool_nodes 0). With pool_nodes >= 1 the Spot and
+ * fallback configurations play each replication on one pool of that many
+ * nodes (whatif_pool.c, docs/whatif.md "The pool"): tasks arrive at their
+ * offsets and queue for its slots, a reclaim cuts every running attempt at
+ * once and takes the pool away for replacement_delay, and a fallback task
+ * finding it away or full runs on the fallback pool.
  *
  * The Monte Carlo: `runs` replications of `tasks` tasks each; replication r
  * draws from its own stream (seed and r through splitmix64, plan/rng.h), and

@@ -23,6 +23,7 @@ struct mc {
     const struct whatif_params *p;
     int64_t mean;   /* s between reclaims, 0: none */
     int64_t budget; /* attempts left */
+    void *pool;     /* whatif_pool.c's buffers, kept across replications; NULL none */
 };
 
 /* Work seconds of a new task of configuration c (its mix, the shared lengths
@@ -47,5 +48,8 @@ enum err wi_od_rest(struct mc *m, int c, struct plan_rng *r, int64_t work, int64
  * draws (as the per-task model's), a[] gets each configuration's sums.
  * ERR_TOOBIG past the attempt budget, ERR_NOMEM. */
 enum err wi_pool_run(struct mc *m, unsigned mask, uint64_t rseed, struct acc a[WHATIF_NCONFIG]);
+
+/* Frees m->pool (wi_pool_run's buffers). */
+void wi_pool_free(struct mc *m);
 
 #endif

@@ -12,6 +12,7 @@
  * The attempt rules are plan/task.h's, the same as the per-task model's.
  * Pure, deterministic: reclaims draw from the replication's own stream, each
  * task's failures from its own. Thread rule: any thread. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,7 +152,7 @@ static enum err finish(struct pool *q) {
     return rc == ERR_OK ? fill(q, x->end) : rc;
 }
 
-/* A reclaim at t cuts every running attempt (in start order of the heap's
+/* A reclaim at t cuts every running attempt (in the order of the heap's
  * array: deterministic). */
 static enum err reclaim(struct pool *q, int64_t t) {
     const struct whatif_params *p = q->m->p;
@@ -168,21 +169,68 @@ static enum err reclaim(struct pool *q, int64_t t) {
     return rc;
 }
 
-struct arrival {
-    int64_t t;
-    size_t i;
+/* Arrival order: key = arrival << KEY_BITS | draw index (arrival <=
+ * WHATIF_MAX_SECONDS < 2^25, index < 2 x WHATIF_MAX_TASKS < 2^21), sorted by
+ * an 8-bit LSD radix sort: linear, and stable ties by draw order. */
+#define KEY_BITS 21
+#define KEY_PASSES 6 /* 48 bits */
+
+static void sort_keys(uint64_t *k, uint64_t *tmp, size_t n) {
+    for (int pass = 0; pass < KEY_PASSES; pass++) {
+        int shift = 8 * pass;
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((k[i] >> shift) & 0xff) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(k[i] >> shift) & 0xff]++] = k[i];
+        memcpy(k, tmp, n * sizeof *k);
+    }
+}
+
+/* wi_pool_run's buffers for n tasks, kept in m->pool across replications
+ * (one allocation a call, not one a replication). */
+struct bufs {
+    size_t cap;
+    struct ptask *drawn, *t;
+    uint64_t *key; /* 2 x cap: keys and the sort's scratch */
+    size_t *heap, *wait;
 };
 
-static int arrival_cmp(const void *a, const void *b) {
-    const struct arrival *x = a, *y = b;
-    if (x->t != y->t)
-        return (x->t > y->t) - (x->t < y->t);
-    return (x->i > y->i) - (x->i < y->i);
+static struct bufs *buffers(struct mc *m, size_t n) {
+    struct bufs *b = m->pool;
+    if (b && b->cap >= n)
+        return b;
+    wi_pool_free(m);
+    b = xcalloc(1, sizeof *b);
+    b->cap = n;
+    b->drawn = xcalloc(n, sizeof *b->drawn);
+    b->t = xcalloc(n, sizeof *b->t);
+    b->key = xcalloc(2 * n, sizeof *b->key);
+    b->heap = xcalloc(n, sizeof *b->heap);
+    b->wait = xcalloc(n, sizeof *b->wait);
+    m->pool = b;
+    return b;
+}
+
+void wi_pool_free(struct mc *m) {
+    struct bufs *b = m->pool;
+    if (!b)
+        return;
+    free(b->drawn);
+    free(b->t);
+    free(b->key);
+    free(b->heap);
+    free(b->wait);
+    free(b);
+    m->pool = NULL;
 }
 
 /* Task `x` of configuration c drawn from rr: its work and arrival (paired
  * when the arrivals match the lengths), then its own stream's seed. */
 static void draw_task(const struct whatif_params *p, int c, struct plan_rng *rr, struct ptask *x) {
+    *x = (struct ptask){0}; /* the buffers are reused across replications */
     const struct whatif_mix *m = &p->mix[c];
     const int64_t *len = m->nlengths ? m->lengths : p->lengths;
     size_t nlen = m->nlengths ? m->nlengths : p->nlengths;
@@ -222,11 +270,8 @@ enum err wi_pool_run(struct mc *m, unsigned mask, uint64_t rseed, struct acc a[W
         }
     if (n == 0)
         return ERR_OK;
-    struct pool q = {.m = m, .a = a, .n = n};
-    q.t = xcalloc(n, sizeof *q.t);
-    q.heap = xcalloc(n, sizeof *q.heap);
-    q.wait = xcalloc(n, sizeof *q.wait);
-    struct arrival *order = xcalloc(n, sizeof *order);
+    struct bufs *b = buffers(m, n);
+    struct pool q = {.m = m, .a = a, .n = n, .t = b->t, .heap = b->heap, .wait = b->wait};
     int64_t per_node = p->gpus_node / p->gpus_task;
     q.slots = (int64_t)p->pool_nodes * (per_node < 1 ? 1 : per_node);
     size_t k = 0;
@@ -234,11 +279,14 @@ enum err wi_pool_run(struct mc *m, unsigned mask, uint64_t rseed, struct acc a[W
         struct plan_rng rr; /* the per-task model's draws: common across configurations */
         plan_rng_seed(&rr, rseed);
         for (int64_t j = 0; j < ntask[c]; j++, k++) {
-            draw_task(p, c, &rr, &q.t[k]);
-            order[k] = (struct arrival){q.t[k].arrival, k};
+            draw_task(p, c, &rr, &b->drawn[k]);
+            b->key[k] = (uint64_t)b->drawn[k].arrival << KEY_BITS | (uint64_t)k;
         }
     }
-    qsort(order, n, sizeof *order, arrival_cmp);
+    sort_keys(b->key, b->key + n, n);
+    /* the tasks in arrival order: arrivals are then read in sequence */
+    for (size_t i = 0; i < n; i++)
+        q.t[i] = b->drawn[b->key[i] & ((1u << KEY_BITS) - 1)];
     struct plan_rng rs; /* the pool's reclaims */
     plan_rng_seed(&rs, rseed ^ 0x7ec1a1b5c0ffee11ULL);
     bool up = true;
@@ -248,7 +296,7 @@ enum err wi_pool_run(struct mc *m, unsigned mask, uint64_t rseed, struct acc a[W
     enum err rc = ERR_OK;
     while (rc == ERR_OK && q.done < n) {
         int64_t t_end = q.nheap ? q.t[q.heap[0]].end : INT64_MAX;
-        int64_t t_arr = next_arr < n ? order[next_arr].t : INT64_MAX;
+        int64_t t_arr = next_arr < n ? q.t[next_arr].arrival : INT64_MAX;
         int64_t t_pool = up ? next_rc : back;
         if (t_end == INT64_MAX && t_arr == INT64_MAX && q.nw == 0)
             break; /* every task placed for good */
@@ -265,20 +313,16 @@ enum err wi_pool_run(struct mc *m, unsigned mask, uint64_t rseed, struct acc a[W
                 rc = fill(&q, back);
             }
         } else {
-            struct ptask *x = &q.t[order[next_arr].i];
+            struct ptask *x = &q.t[next_arr];
             if (starts_on_fallback(p, x)) {
                 q.done++;
                 rc = wi_od_rest(m, WHATIF_FALLBACK, &x->r, x->work, 0, p->fallback_tail, 0,
                                 &a[WHATIF_FALLBACK]);
             } else {
-                rc = place(&q, order[next_arr].i, t_arr, up);
+                rc = place(&q, next_arr, t_arr, up);
             }
             next_arr++;
         }
     }
-    free(order);
-    free(q.wait);
-    free(q.heap);
-    free(q.t);
     return rc;
 }
