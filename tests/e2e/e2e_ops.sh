@@ -2,6 +2,9 @@
 # End-to-end: deploy/'s operations kit (deploy/README.md "Alerts and dashboard").
 #   1. `promtool check rules` on deploy/prometheus/spotledger-alerts.yml and
 #      `promtool test rules` on its unit tests (alerts firing on synthetic series);
+#   1b. every Grafana dashboard expression parses (promtool), and over two
+#      clusters' synthetic series the cost panel sums over `cluster` while the
+#      per-task cost and reclaim panels keep one series per cluster;
 #   2. the demo (deploy/demo/run.sh, as `make run` starts it) plays its week; its
 #      /metrics is scraped (and passes `promtool check metrics`);
 #   3. tests/e2e/ops_check.py: the Grafana dashboard validates against
@@ -33,6 +36,51 @@ for c in promtool curl jq; do command -v "$c" >/dev/null || fail "$c is not inst
 # 1. the rules
 promtool check rules "$root/deploy/prometheus/spotledger-alerts.yml" || fail "promtool check rules"
 (cd "$root/deploy/prometheus" && promtool test rules spotledger-alerts.test.yml) || fail "promtool test rules"
+
+# 1b. the dashboard's expressions: each parses (promtool check rules on them as
+# recording rules, $job and $cluster as ".*") and, over the series of two
+# clusters east and west (docs/fleet.md "/metrics: the cluster label"), the
+# cost panel sums over cluster (spot: east 3 + west 2 = 5 USD) while the cost
+# per successful task, reclaims and replacement delay keep one series per
+# cluster (values by hand below, not from spotledger)
+jq '{groups: [{name: "dashboard", rules: [.panels[] as $p | $p.targets[]
+      | {record: "dashboard:p\($p.id)_\(.refId)",
+         expr: (.expr | gsub("\\$job"; ".*") | gsub("\\$cluster"; ".*"))}]}]}' \
+  "$root/deploy/grafana/spotledger-dashboard.json" > "$dir/dashboard_rules.json"
+promtool check rules "$dir/dashboard_rules.json" || fail "promtool check rules on the dashboard's expressions"
+l='job="spotledger",instance="i"'
+cat > "$dir/dashboard_test.yml" <<YML
+rule_files: [dashboard_rules.json]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - {series: 'spotledger_cost_usd{$l,cluster="east",configuration="spot"}', values: '3x5'}
+      - {series: 'spotledger_cost_usd{$l,cluster="west",configuration="spot"}', values: '2x5'}
+      - {series: 'spotledger_cost_per_successful_task_usd{$l,cluster="east",configuration="spot",basis="measured"}', values: '4.8x5'}
+      - {series: 'spotledger_cost_per_successful_task_usd{$l,cluster="west",configuration="spot",basis="measured"}', values: '3.6x5'}
+      - {series: 'spotledger_reclaims{$l,cluster="east"}', values: '1x5'}
+      - {series: 'spotledger_reclaims{$l,cluster="west"}', values: '2x5'}
+      - {series: 'spotledger_reclaim_replacement_delay_seconds{$l,cluster="west"}', values: '700x5'}
+    promql_expr_test:
+      - expr: dashboard:p2_A
+        eval_time: 2m
+        exp_samples: [{labels: 'dashboard:p2_A{configuration="spot"}', value: 5}]
+      - expr: dashboard:p1_A
+        eval_time: 2m
+        exp_samples:
+          - {labels: 'dashboard:p1_A{$l,cluster="east",configuration="spot",basis="measured"}', value: 4.8}
+          - {labels: 'dashboard:p1_A{$l,cluster="west",configuration="spot",basis="measured"}', value: 3.6}
+      - expr: dashboard:p6_A
+        eval_time: 2m
+        exp_samples:
+          - {labels: 'dashboard:p6_A{cluster="east"}', value: 1}
+          - {labels: 'dashboard:p6_A{cluster="west"}', value: 2}
+      - expr: dashboard:p6_B
+        eval_time: 2m
+        exp_samples: [{labels: 'dashboard:p6_B{cluster="west"}', value: 700}]
+YML
+(cd "$dir" && promtool test rules dashboard_test.yml) || fail "promtool test rules on the dashboard's expressions"
 
 # 2. the demo's /metrics at the end of its week
 demo_start "$dir"
