@@ -3,6 +3,7 @@
 # (with WWW-Authenticate); the read token reads; admin routes answer 403 to it;
 # /healthz and /readyz stay open; /metrics passes `promtool check metrics`.
 set -eu
+. "$(dirname "$0")/lib.sh"
 bin=${SPOTLEDGER_BIN:?}
 command -v promtool >/dev/null || { echo "e2e_auth_metrics: promtool missing (Debian package prometheus; make deps installs it)" >&2; exit 1; }
 dir=$(mktemp -d)
@@ -16,12 +17,7 @@ printf 'admin-token-91c2\n' >"$dir/admin"
 "$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --api-token-file "$dir/read" \
   --admin-token-file "$dir/admin" >"$dir/out" 2>"$dir/err" &
 pid=$!
-i=0
-while ! grep -q 'listening on' "$dir/out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "did not start: $(cat "$dir/err")"
-  sleep 0.1
-done
-base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/out")"
+wait_ledger "$dir/out" "$dir/err"
 
 code() { curl -s -o "$dir/body" -D "$dir/headers" -w '%{http_code}' "$@"; }
 

@@ -7,6 +7,7 @@
 # libmicrohttpd answers on its own, noted below), and after every batch the
 # process is alive and /healthz answers 200. Prints how many bad inputs were tried.
 set -eu
+. "$(dirname "$0")/lib.sh"
 bin=${SPOTLEDGER_BIN:?}
 root=${SPOTLEDGER_ROOT:?}
 dir=$(mktemp -d)
@@ -22,12 +23,7 @@ mkdir -p "$dir/exports"
   --api-token-file "$dir/api-token" --admin-token-file "$dir/admin-token" \
   >"$dir/out" 2>"$dir/err" &
 pid=$!
-i=0
-while ! grep -q 'listening on' "$dir/out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "did not start: $(cat "$dir/err")"
-  sleep 0.1
-done
-base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/out")"
+wait_ledger "$dir/out" "$dir/err"
 auth="Authorization: Bearer admin-token-0123456789"
 
 tried=0

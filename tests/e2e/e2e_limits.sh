@@ -12,6 +12,7 @@
 #     them in a short URL get the JSON 400 too_many_parameters.
 # Every wait is bounded; python3 drives the sockets.
 set -eu
+. "$(dirname "$0")/lib.sh"
 bin=${SPOTLEDGER_BIN:?}
 root=${SPOTLEDGER_ROOT:?}
 dir=$(mktemp -d)
@@ -22,12 +23,8 @@ fail() { echo "e2e_limits: $*" >&2; exit 1; }
 
 "$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" >"$dir/out" 2>"$dir/err" &
 pid=$!
-i=0
-while ! grep -q 'listening on' "$dir/out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "did not start: $(cat "$dir/err")"
-  sleep 0.1
-done
-port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/out")
+wait_ledger "$dir/out" "$dir/err"
+port=${base##*:}
 
 python3 - "$port" <<'EOF' || fail "slow clients: see above"
 import resource, socket, sys, time

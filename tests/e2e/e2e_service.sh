@@ -3,6 +3,7 @@
 # path traversal, exits 0 within 2 s of SIGTERM, and a second start on the same
 # database applies no migration.
 set -eu
+. "$(dirname "$0")/lib.sh"
 bin=${SPOTLEDGER_BIN:?}
 dir=$(mktemp -d)
 pid=
@@ -13,12 +14,8 @@ fail() { echo "e2e_service: $*" >&2; exit 1; }
 start() {
   "$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$SPOTLEDGER_ROOT/web" >"$dir/out" 2>"$dir/err" &
   pid=$!
-  i=0
-  while ! grep -q 'listening on' "$dir/out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -le 100 ] || fail "did not start: $(cat "$dir/err")"
-    sleep 0.1
-  done
-  port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/out")
+  wait_ledger "$dir/out" "$dir/err"
+  port=${base##*:}
 }
 
 stop_within_2s() {
