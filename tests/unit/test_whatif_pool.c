@@ -132,6 +132,26 @@ static void test_sequential_closed_form(void **state) {
     assert_true(fabs(att - 1.6487213) < 0.02 * 1.6487213);
 }
 
+/* Each replication starts its tasks afresh (no attempts or saved work carried
+ * over from the one before). One 1 h task on one node, Spot only, λ = 24 ln 10
+ * a day (e^(λT) = 10 attempts per success on average), 200 replications:
+ * about 2,000 attempts in all, while one task needs more than 1,000 attempts
+ * with a chance of 0.9^1000 < 10^-45: no failure, 200 successes. */
+static void test_replications_start_afresh(void **state) {
+    (void)state;
+    struct whatif_params p = pool(1, HOUR, 24.0 * log(10.0));
+    p.fallback = false;
+    p.tasks = 1;
+    struct whatif_result r;
+    assert_int_equal(whatif_run(&p, &r), ERR_OK);
+    const struct whatif_estimate *s = &r.cfg[WHATIF_SPOT];
+    print_message("%lld attempts for %lld successes\n", (long long)s->attempts,
+                  (long long)s->successes);
+    assert_true(s->attempts > WHATIF_MAX_ATTEMPTS); /* the case the test is about */
+    assert_int_equal(s->failures, 0);
+    assert_int_equal(s->successes, WHATIF_DEFAULT_RUNS);
+}
+
 /* Same parameters: the same bytes; the pool's fields are range-checked. */
 static void test_deterministic_and_checked(void **state) {
     (void)state;
@@ -170,6 +190,7 @@ int main(void) {
         cmocka_unit_test(test_arrivals),
         cmocka_unit_test(test_shared_reclaims),
         cmocka_unit_test(test_sequential_closed_form),
+        cmocka_unit_test(test_replications_start_afresh),
         cmocka_unit_test(test_deterministic_and_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
