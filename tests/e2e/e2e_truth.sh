@@ -39,27 +39,14 @@ run_case() {
     >"$d/sim.out" 2>"$d/sim.err" &
   simpid=$!
   pids="$pids $simpid"
-  i=0
-  while ! grep -q '^spotsim: http ' "$d/sim.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -le 100 ] || fail "$name: spotsim did not start: $(cat "$d/sim.err")"
-    sleep 0.1
-  done
-  line=$(grep '^spotsim: http ' "$d/sim.out")
-  http=$(echo "$line" | awk '{print $3}')
-  https=$(echo "$line" | awk '{print $5}')
-  cluster=$(echo "$line" | awk '{print $7}')
+  wait_sim "$d/sim.out" "$d/sim.err"
   "$ledger" --listen 127.0.0.1:0 --db "$d/ledger.db" --do-api-url "http://$http" \
     --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
     --kube-token-file "$dir/kube-token" --kube-ca-file "$d/ca.pem" --poll-interval 1 \
     --billing-interval 2 ${ledger_args:-} >"$d/ledger.out" 2>"$d/ledger.err" &
   ledgerpid=$!
   pids="$pids $ledgerpid"
-  i=0
-  while ! grep -q 'listening on' "$d/ledger.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -le 100 ] || fail "$name: spotledger did not start: $(cat "$d/ledger.err")"
-    sleep 0.1
-  done
-  base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$d/ledger.out")"
+  wait_ledger "$d/ledger.out" "$d/ledger.err"
 
   # closed="FROM,TO,CHANGE": the window FROM..TO is read once spotledger's sources have
   # passed TO but not yet CHANGE (a list-price change), and must read the same at the end
