@@ -241,9 +241,9 @@ void api_experiments(struct request *req, struct response *resp) {
     buf_init(&u.body, 0);
     if (names_only && !api_clusters_parse(req, resp, clusters, sizeof clusters))
         goto out;
-    if (figures && (!api_query_parse(req, resp, &q, params) ||
-                    !api_aggregate_parse(req, resp, &by_cluster) || !api_unc_parse(req, resp, &u) ||
-                    !api_basis_parse(req, resp, &completion)))
+    if (figures &&
+        (!api_query_parse(req, resp, &q, params) || !api_aggregate_parse(req, resp, &by_cluster) ||
+         !api_unc_parse(req, resp, &u) || !api_basis_parse(req, resp, &completion)))
         goto out;
     if (by_cluster) { /* docs/fleet.md */
         api_route_by_cluster(req, resp, &q, api_experiments, "experiments");

@@ -124,8 +124,7 @@ void api_export_csv(struct request *req, struct response *resp) {
         }
     }
     bool completion, by_cluster;
-    if (!api_basis_parse(req, resp, &completion) ||
-        !api_aggregate_parse(req, resp, &by_cluster))
+    if (!api_basis_parse(req, resp, &completion) || !api_aggregate_parse(req, resp, &by_cluster))
         return;
     if (by_cluster && kind == EXPORT_TASKS) {
         response_error(resp, 400, "bad_parameter",
@@ -163,8 +162,8 @@ void api_export_csv(struct request *req, struct response *resp) {
     struct export_opts o = {.completion = completion, .by_cluster = by_cluster};
     struct calc_settings local;
     enum err rc = hit ? ERR_OK
-                      : export_build_opts(req->db, api_calc_settings(req, &cq, &local), kind,
-                                          from, to, label, as_of, &o, &resp->body, NULL);
+                      : export_build_opts(req->db, api_calc_settings(req, &cq, &local), kind, from,
+                                          to, label, as_of, &o, &resp->body, NULL);
     if (rc == ERR_TOOBIG && completion) {
         response_error(resp, 400, "bad_parameter",
                        "basis: the tasks completed in this window ran over more than %d windows "
@@ -183,11 +182,10 @@ void api_export_csv(struct request *req, struct response *resp) {
     char csfx[80];
     cluster_suffix(cq.clusters, by_cluster, csfx, sizeof csfx);
     if (week)
-        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s%s%s.csv\"", week,
-                 k, csfx, sfx);
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s-%s%s%s.csv\"", week, k,
+                 csfx, sfx);
     else
-        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s%s%s.csv\"", k, csfx,
-                 sfx);
+        snprintf(disp, sizeof disp, "attachment; filename=\"spotledger-%s%s%s.csv\"", k, csfx, sfx);
     response_header(resp, "Content-Disposition", disp);
     resp->status = 200;
     resp->content_type = "text/csv; charset=utf-8; header=present";

@@ -196,10 +196,10 @@ static void write_totals(struct buf *b, const struct mclusters *cl, const struct
     for (size_t i = 0; i < cl->n; i++)
         for (int k = 0; k < COST_NCONFIG; k++) {
             const char *cn = cost_config_name((enum cost_config)k);
-            const char *ok[] = {"cluster", cl->name[i], "configuration", cn, "outcome",
+            const char *ok[] = {"cluster",   cl->name[i], "configuration", cn, "outcome",
                                 "succeeded", NULL};
             const char *bad[] = {"cluster", cl->name[i], "configuration", cn, "outcome",
-                                 "failed", NULL};
+                                 "failed",  NULL};
             promw_sample_int(b, "spotledger_tasks_total", ok, t[i].succeeded[k]);
             promw_sample_int(b, "spotledger_tasks_total", bad, t[i].failed[k]);
         }
@@ -297,8 +297,7 @@ static void write_intervals(struct buf *b, const struct mclusters *cl, const str
             if (!d->ok)
                 continue;
             const char *name = unc_diff_name((enum unc_diff)k);
-            const char *pt[] = {"cluster", cl->name[i], "comparison", name, "bound", "point",
-                                NULL};
+            const char *pt[] = {"cluster", cl->name[i], "comparison", name, "bound", "point", NULL};
             const char *lo[] = {"cluster", cl->name[i], "comparison", name, "bound", "lo", NULL};
             const char *hi[] = {"cluster", cl->name[i], "comparison", name, "bound", "hi", NULL};
             promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", pt, d->point);
@@ -360,13 +359,18 @@ static void write_gauges(struct request *req, struct buf *b, const struct mclust
         const struct cost_result *r = g[i].c.res;
         for (int k = 0; k < COST_NCONFIG; k++) {
             int64_t v = r->configs[k].cost_per_successful_task;
-            const char *l[] = {"cluster", cl->name[i], "configuration",
-                               cost_config_name((enum cost_config)k), "basis", "measured", NULL};
+            const char *l[] = {"cluster",
+                               cl->name[i],
+                               "configuration",
+                               cost_config_name((enum cost_config)k),
+                               "basis",
+                               "measured",
+                               NULL};
             if (v != COST_NULL)
                 promw_sample_micro(b, "spotledger_cost_per_successful_task_usd", l, v);
         }
         if (r->counterfactual.cost_per_successful_task != COST_NULL) {
-            const char *l[] = {"cluster", cl->name[i], "configuration", "on-demand", "basis",
+            const char *l[] = {"cluster",        cl->name[i], "configuration", "on-demand", "basis",
                                "counterfactual", NULL};
             promw_sample_micro(b, "spotledger_cost_per_successful_task_usd", l,
                                r->counterfactual.cost_per_successful_task);

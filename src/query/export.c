@@ -90,14 +90,12 @@ void export_csv_sink_init(struct export_sink *k, struct csv *c, struct buf *out)
                               .end = csv_sink_end};
 }
 
-const char *const export_tasks_header[] = {"task_uid",        "namespace",  "name",
-                                           "configuration",   "experiment", "outcome",
-                                           "attempts",        "retries",    "interruptions",
-                                           "restore_seconds", "cost_usd",   "wasted_cost_usd",
-                                           "completed_at",
-                                           /* added with the fleet (docs/fleet.md): appended so
-                                              the earlier columns keep their places */
-                                           "cluster",         NULL};
+const char *const export_tasks_header[] = {
+    "task_uid", "namespace", "name", "configuration", "experiment", "outcome", "attempts",
+    "retries", "interruptions", "restore_seconds", "cost_usd", "wasted_cost_usd", "completed_at",
+    /* added with the fleet (docs/fleet.md): appended so
+       the earlier columns keep their places */
+    "cluster", NULL};
 
 void export_tasks_rows(const struct cost_input *in, const char *const *names,
                        const char *const *clusters, const struct taskview_row *rows, size_t n,
@@ -195,15 +193,15 @@ static enum err summary_sinks(struct store *db, const struct calc_settings *cfg,
 /* The summary rows of each cluster holding pools, nodes or tasks (narrowed by
  * cfg->clusters), sorted by name, under one header: each cluster's rows are the
  * file of cluster=NAME (docs/fleet.md). */
-static enum err summary_by_cluster(struct store *db, const struct calc_settings *cfg,
-                                   int64_t from, int64_t to, const char *label, int64_t now,
+static enum err summary_by_cluster(struct store *db, const struct calc_settings *cfg, int64_t from,
+                                   int64_t to, const char *label, int64_t now,
                                    const struct export_opts *o,
                                    const struct export_sink *const *sinks, int nsinks,
                                    int64_t *rows) {
     char(*names)[STORE_CLUSTER_NAME_MAX] = xcalloc(EXPORT_CLUSTERS_MAX, sizeof *names);
     size_t n = 0;
-    enum err rc = store_cluster_names(db, cfg ? cfg->clusters : NULL, names, EXPORT_CLUSTERS_MAX,
-                                      &n);
+    enum err rc =
+        store_cluster_names(db, cfg ? cfg->clusters : NULL, names, EXPORT_CLUSTERS_MAX, &n);
     if (rc == ERR_OK && n == 0)
         for (int i = 0; i < nsinks; i++)
             sinks[i]->header(sinks[i]->ctx, export_summary_header);

@@ -44,7 +44,7 @@ struct store_cost_data {
     struct cost_node *nodes;
     int64_t *spells; /* NotReady spells, {start, end} pairs; nodes[].spells point here */
     struct cost_task *tasks;
-    const char **task_names; /* [n_tasks]: the Job name (NULL when the task row is unknown) */
+    const char **task_names;    /* [n_tasks]: the Job name (NULL when the task row is unknown) */
     const char **task_clusters; /* [n_tasks]: the fleet name (docs/fleet.md), NULL as names */
     struct cost_attempt *attempts;
     struct cost_od_size *od_sizes; /* On-Demand price of each spot size, from size_prices */

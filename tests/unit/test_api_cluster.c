@@ -149,8 +149,10 @@ static void entries_are_answers(struct apitest *t, const char *base, const char 
     size_t cap = strlen(east) + strlen(west) + 128;
     char *want = malloc(cap);
     assert_non_null(want);
-    snprintf(want, cap, "\"clusters\":[{\"cluster\":\"east\",\"%s\":%s},"
-             "{\"cluster\":\"west\",\"%s\":%s}]}\n", key, east, key, west);
+    snprintf(want, cap,
+             "\"clusters\":[{\"cluster\":\"east\",\"%s\":%s},"
+             "{\"cluster\":\"west\",\"%s\":%s}]}\n",
+             key, east, key, west);
     if (!strstr(agg, want))
         fail_msg("%s: %s is not in %s", base, want, agg);
     free(want);
@@ -369,14 +371,11 @@ static void test_metrics_cluster(void **state) {
                   "spotledger_tasks_total{cluster=\"west\",configuration=\"fallback\","
                   "outcome=\"succeeded\"}",
                   "0");
-    expect_sample(t, "spotledger_attempts_total{cluster=\"east\",configuration=\"fallback\"}",
-                  "4");
+    expect_sample(t, "spotledger_attempts_total{cluster=\"east\",configuration=\"fallback\"}", "4");
     expect_sample(t, "spotledger_attempts_total{cluster=\"west\",configuration=\"on-demand\"}",
                   "1");
-    expect_sample(t, "spotledger_retries_total{cluster=\"east\",configuration=\"fallback\"}",
-                  "1");
-    expect_sample(t,
-                  "spotledger_interruptions_total{cluster=\"west\",configuration=\"on-demand\"}",
+    expect_sample(t, "spotledger_retries_total{cluster=\"east\",configuration=\"fallback\"}", "1");
+    expect_sample(t, "spotledger_interruptions_total{cluster=\"west\",configuration=\"on-demand\"}",
                   "0");
     /* J2#2's restore: 240 s (test_api_tasks), in the le=300 bucket */
     expect_sample(t,
@@ -388,18 +387,21 @@ static void test_metrics_cluster(void **state) {
     expect_sample(t, "spotledger_cost_usd{cluster=\"east\",configuration=\"fallback\"}", "14.4");
     expect_sample(t, "spotledger_cost_usd{cluster=\"west\",configuration=\"on-demand\"}", "3.6");
     expect_sample(t, "spotledger_cost_usd{cluster=\"west\",configuration=\"fallback\"}", "0");
-    expect_sample(t,
-                  "spotledger_cost_per_successful_task_usd{cluster=\"east\",configuration=\"fallback\","
-                  "basis=\"measured\"}",
-                  "4.8");
-    expect_sample(t,
-                  "spotledger_cost_per_successful_task_usd{cluster=\"east\",configuration=\"on-demand\","
-                  "basis=\"counterfactual\"}",
-                  "2.96");
-    expect_sample(t,
-                  "spotledger_cost_per_successful_task_usd{cluster=\"west\",configuration=\"on-demand\","
-                  "basis=\"measured\"}",
-                  "3.6");
+    expect_sample(
+        t,
+        "spotledger_cost_per_successful_task_usd{cluster=\"east\",configuration=\"fallback\","
+        "basis=\"measured\"}",
+        "4.8");
+    expect_sample(
+        t,
+        "spotledger_cost_per_successful_task_usd{cluster=\"east\",configuration=\"on-demand\","
+        "basis=\"counterfactual\"}",
+        "2.96");
+    expect_sample(
+        t,
+        "spotledger_cost_per_successful_task_usd{cluster=\"west\",configuration=\"on-demand\","
+        "basis=\"measured\"}",
+        "3.6");
     /* east's spot pool is reclaimed once (test_summary_per_cluster), west's never */
     expect_sample(t, "spotledger_reclaims{cluster=\"east\"}", "1");
     expect_sample(t, "spotledger_reclaims{cluster=\"west\"}", "0");
@@ -443,8 +445,7 @@ static int64_t rc_line(struct apitest *t, const char *prefix, const char *kind, 
         snprintf(p, sizeof p, "%slines.%zu.%s", prefix, i, field);
         return !strcmp(field, "items") ? jint(t, p) : jmicro(t, p);
     }
-    fail_msg("no %s line %s under '%s' in %.600s", kind, pool ? pool : "", prefix,
-             apitest_body(t));
+    fail_msg("no %s line %s under '%s' in %.600s", kind, pool ? pool : "", prefix, apitest_body(t));
     return -1;
 }
 
@@ -465,7 +466,7 @@ static void test_reconcile_cluster(void **state) {
     assert_int_equal(rc_line(t, "", "cluster", NULL, "billed"), 100000); /* c2's item */
     assert_int_equal(rc_line(t, "", "total", NULL, "estimated"), 3600000);
     assert_int_equal(rc_line(t, "", "total", NULL, "billed"), 3700000); /* 3.600 + 0.100 */
-    assert_int_equal(jint(t, "unmatched_items"), 3); /* pool-spot, pool-fb, Spaces */
+    assert_int_equal(jint(t, "unmatched_items"), 3);           /* pool-spot, pool-fb, Spaces */
     assert_int_equal(jmicro(t, "unmatched_amount"), 14900000); /* 3.6 + 10.8 + 0.5 */
 
     snprintf(path, sizeof path, "%s&cluster=east", rq);
@@ -474,7 +475,7 @@ static void test_reconcile_cluster(void **state) {
     assert_int_equal(rc_line(t, "", "pool", "pool-fb", "estimated"), 10800000);
     assert_int_equal(rc_line(t, "", "total", NULL, "estimated"), 14400000); /* = east's nodes */
     assert_int_equal(rc_line(t, "", "total", NULL, "billed"), 14400000);
-    assert_int_equal(jint(t, "unmatched_items"), 3); /* pool-w, c2's, Spaces */
+    assert_int_equal(jint(t, "unmatched_items"), 3);          /* pool-w, c2's, Spaces */
     assert_int_equal(jmicro(t, "unmatched_amount"), 4200000); /* 3.6 + 0.1 + 0.5 */
 
     /* both: the fleet, 3.6 + 10.8 + 3.6 = 18.0 estimated, 18.1 billed */
@@ -531,7 +532,7 @@ static bool disposition(struct apitest *t, const char *file) {
 /* east's fallback row (test_api_tasks test_export_csv, by hand: cost 14.400 /
  * 3 = 4.800, useful 7.050, restore 0.120, wasted 1.750, idle 5.480, ...) */
 #define CSV_EAST_FALLBACK                                                                          \
-    CSV_W45 "fallback,measured,3,0,0,4,1,1,0,14.400000,4.800000,7.050000,0.120000,1.750000,"        \
+    CSV_W45 "fallback,measured,3,0,0,4,1,1,0,14.400000,4.800000,7.050000,0.120000,1.750000,"       \
             "0.000000,5.480000,240,240,240,-62.16,25.96,104.26,accrual,,,\"3 successful tasks, "   \
             "fewer than 5\",,,\"Fallback vs the same tasks at On-Demand rates: no interval (3 "    \
             "successful tasks, fewer than 5)\",,,\"Fallback vs pure On-Demand: no interval "       \

@@ -46,13 +46,14 @@ static void test_export_intervals(void **state) {
     char *first = strdup(apitest_body(t));
     /* the header ends with the columns added for the basis and the intervals,
      * then the fleet's cluster column (docs/fleet.md) */
-    assert_non_null(strstr(first, ",measured_overhead_percent,cost_basis,"
-                                  "cost_per_successful_task_low_usd,"
-                                  "cost_per_successful_task_high_usd,interval_reason,"
-                                  "difference_vs_counterfactual_low_usd,"
-                                  "difference_vs_counterfactual_high_usd,verdict_vs_counterfactual,"
-                                  "difference_vs_on_demand_low_usd,"
-                                  "difference_vs_on_demand_high_usd,verdict_vs_on_demand,cluster\r\n"));
+    assert_non_null(strstr(first,
+                           ",measured_overhead_percent,cost_basis,"
+                           "cost_per_successful_task_low_usd,"
+                           "cost_per_successful_task_high_usd,interval_reason,"
+                           "difference_vs_counterfactual_low_usd,"
+                           "difference_vs_counterfactual_high_usd,verdict_vs_counterfactual,"
+                           "difference_vs_on_demand_low_usd,"
+                           "difference_vs_on_demand_high_usd,verdict_vs_on_demand,cluster\r\n"));
     char *spot = csv_line(t, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,spot,measured,");
     assert_string_equal(spot, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,spot,measured,"
                               "5,0,0,5,0,0,0,2.500000,0.500000,2.500000,0.000000,0.000000,0.000000,"
@@ -75,8 +76,9 @@ static void test_export_intervals(void **state) {
     /* counterfactual: 5 Spot winners x 1.000000; no interval columns of its own */
     char *cf =
         csv_line(t, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,on-demand,counterfactual,");
-    assert_string_equal(cf, "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,on-demand,"
-                            "counterfactual,5,,,,,,,5.000000,1.000000,,,,,,,,,,,,accrual,,,,,,,,,,");
+    assert_string_equal(cf,
+                        "2026-W45,2026-11-02 00:00:00,2026-11-09 00:00:00,on-demand,"
+                        "counterfactual,5,,,,,,,5.000000,1.000000,,,,,,,,,,,,accrual,,,,,,,,,,");
     free(cf);
     /* a closed week's file comes from the response cache the second time: the
      * same bytes, still a CSV download */
@@ -102,8 +104,9 @@ static void test_export_long_window(void **state) {
     assert_int_equal(apitest_call(t, "GET /api/v1/export.csv?from=2026-09-01T00:00:00Z"
                                      "&to=2026-11-09T00:00:00Z&kind=summary"),
                      200);
-    assert_non_null(strstr(apitest_body(t), ",accrual,,,windows longer than 35 days are not "
-                                            "resampled,,,,,,,\r\n")); /* 6 interval cells, cluster */
+    assert_non_null(strstr(apitest_body(t),
+                           ",accrual,,,windows longer than 35 days are not "
+                           "resampled,,,,,,,\r\n")); /* 6 interval cells, cluster */
     /* the money is unchanged: spot 2.500000 over 5 */
     assert_non_null(strstr(apitest_body(t), ",spot,measured,5,0,0,5,0,0,0,2.500000,0.500000,"));
 }
