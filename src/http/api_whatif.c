@@ -144,6 +144,20 @@ static void cache_key(const struct supplied *s, char *out, size_t n) {
              s->has[WI_FALLBACK] ? (int)s->fallback : -1, s->samples);
 }
 
+/* The replications when samples is not supplied (docs/whatif.md "The Monte
+ * Carlo"): as many as API_WHATIF_MAX_WORK allows for the window's tasks per
+ * replication, within WHATIF_DEFAULT_RUNS..API_WHATIF_MAX_SAMPLES. A small
+ * window gets 2,000 (its interval's edges placed closely, at the cost a large
+ * window's 200 already take); a window of 10,000 tasks or more keeps 200. */
+static int default_runs(int64_t tasks) {
+    int64_t r = API_WHATIF_MAX_WORK / (tasks > 1 ? tasks : 1);
+    if (r < WHATIF_DEFAULT_RUNS)
+        r = WHATIF_DEFAULT_RUNS;
+    if (r > API_WHATIF_MAX_SAMPLES)
+        r = API_WHATIF_MAX_SAMPLES;
+    return (int)r;
+}
+
 static void apply_supplied(const struct supplied *s, struct wi_inputs *in) {
     struct whatif_params *p = &in->p;
     if (s->has[WI_RECLAIMS])
@@ -181,6 +195,8 @@ static void apply_supplied(const struct supplied *s, struct wi_inputs *in) {
         }
     if (s->samples)
         p->runs = s->samples;
+    else
+        p->runs = default_runs(p->tasks);
 }
 
 static void param_open(struct jsonw *w, enum wi_field f) {
