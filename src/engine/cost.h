@@ -31,10 +31,11 @@
  *  - Savings vs On-Demand compare cost per successful task with the
  *    counterfactual per task of the same configuration; break-even overhead =
  *    (useful cost at On-Demand rates - useful cost) / useful cost.
- *  - Reclaim: a spot pool with deleted_at, or whose nodes all ended within 10
- *    minutes with at least one interrupted attempt; first signal = earliest
- *    DisruptionTarget / cordon / NodeNotReady / caller signal within the hour
- *    before it was gone.
+ *  - Reclaim (docs/cost-model.md "Spot pools and reclaims"): a spot pool with
+ *    deleted_at, or whose nodes all ended within 10 minutes with at least one
+ *    interrupted attempt; first signal = earliest DisruptionTarget / cordon /
+ *    NotReady spell the node never left (after it was Ready) / caller signal
+ *    within the hour before it was gone.
  *  - Checkpoint advice per spot size: M = exposure / reclaims in the window;
  *    δ = mean reported checkpoint_seconds; interval = isqrt(2·δ·M).
  *  - Rounding: round half away from zero (money_muldiv) at each single rounding

@@ -207,6 +207,9 @@ int64_t cost_price_in_force(const struct cost_input *in, const char *size, int64
 
 /* cost_reclaim.c */
 enum err cost_reclaim_candidates(struct cost_ctx *x);
+/* An attempt's NodeNotReady as reclaim evidence: only when its node's NotReady
+ * spells are unknown (else the node's own spell decides); 0 none. */
+int64_t cost_reclaim_pod_not_ready(const struct cost_input *in, const struct cost_attempt *a);
 void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,
                            int64_t lost, int64_t resumed, int32_t task);
 void cost_resolve_od_rates(struct cost_ctx *x);

@@ -99,7 +99,7 @@ static enum err cap_evidence(struct cost_ctx *x, int32_t pool, const struct cost
     e->lost = lost;
     e->resumed = resumed;
     e->disruption_at = a->disruption_at;
-    e->not_ready_at = a->not_ready_at;
+    e->not_ready_at = cost_reclaim_pod_not_ready(x->in, a); /* as the evidence reads it */
     return ERR_OK;
 }
 
@@ -495,6 +495,7 @@ static enum err replay_evidence(struct cost_ctx *x, const struct cost_partial *s
             task++;
         struct cost_attempt a;
         memset(&a, 0, sizeof a);
+        a.node = -1; /* not_ready_at was read against its node when recorded */
         a.disruption_at = e->disruption_at;
         a.not_ready_at = e->not_ready_at;
         cost_reclaim_evidence(x, pool_row(x, pix, e->pool), &a, e->lost, e->resumed, task);

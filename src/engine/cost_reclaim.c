@@ -16,6 +16,17 @@ static bool is_signal(const struct cost_reclaim *rc, int64_t t) {
     return t != 0 && t >= rc->gone_at - COST_RECLAIM_LOOKBACK && t <= rc->gone_at;
 }
 
+/* A node's NotReady as reclaim evidence (docs/cost-model.md "Spot pools and
+ * reclaims"): the start of the spell it never left (a blip it came back from is
+ * not a reclaim), its first NotReady when no spell is known; only after it was
+ * Ready (a node still provisioning was never up to be reclaimed); 0 none. */
+static int64_t final_not_ready(const struct cost_node *n) {
+    int64_t t = !n->n_spells                          ? n->not_ready_at
+                : n->spells[2 * n->n_spells - 1] == 0 ? n->spells[2 * n->n_spells - 2]
+                                                      : 0;
+    return n->ready_at && t > n->ready_at ? t : 0;
+}
+
 /* When a spot pool is gone (0: not gone): deleted (at its last node's end if
  * that came first; confirmed), or every node ended within COST_RECLAIM_SPREAD
  * (confirmed only by an interrupted attempt). */
@@ -88,10 +99,16 @@ enum err cost_reclaim_candidates(struct cost_ctx *x) {
             rc->nodes++;
         if (is_signal(rc, n->cordoned_at))
             rc->first_signal_at = cost_min_nz(rc->first_signal_at, n->cordoned_at);
-        if (is_signal(rc, n->not_ready_at))
-            rc->first_signal_at = cost_min_nz(rc->first_signal_at, n->not_ready_at);
+        int64_t nr = final_not_ready(n);
+        if (is_signal(rc, nr))
+            rc->first_signal_at = cost_min_nz(rc->first_signal_at, nr);
     }
     return ERR_OK;
+}
+
+int64_t cost_reclaim_pod_not_ready(const struct cost_input *in, const struct cost_attempt *a) {
+    bool spells = a->node >= 0 && (size_t)a->node < in->n_nodes && in->nodes[a->node].n_spells > 0;
+    return spells ? 0 : a->not_ready_at;
 }
 
 void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_attempt *a,
@@ -108,8 +125,9 @@ void cost_reclaim_evidence(struct cost_ctx *x, int32_t pool, const struct cost_a
     c->confirmed = true;
     if (is_signal(rc, a->disruption_at))
         rc->first_signal_at = cost_min_nz(rc->first_signal_at, a->disruption_at);
-    if (is_signal(rc, a->not_ready_at))
-        rc->first_signal_at = cost_min_nz(rc->first_signal_at, a->not_ready_at);
+    int64_t nr = cost_reclaim_pod_not_ready(x->in, a);
+    if (is_signal(rc, nr))
+        rc->first_signal_at = cost_min_nz(rc->first_signal_at, nr);
     if (c->last_task == task)
         return;
     c->last_task = task;

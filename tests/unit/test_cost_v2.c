@@ -244,6 +244,24 @@ static void test_v2_failed_pod_end_not_stretched(void **state) {
     assert_int_equal(f->r->configs[COST_ON_DEMAND].wasted_cost, 1000000);
 }
 
+/* The NotReady cases: spot node S ($1.80/h, two NotReady spells, the first at
+ * `spells[0]`, its first NotReady) deleted at 7200 while A1 (scheduled 0) holds
+ * it; on-demand node F ($3.60/h, Ready from 0 to 10800) runs A2 7260 -> 9000,
+ * the task's success. Returns A1. */
+static struct cost_attempt *spells_case(struct fx *f, const int64_t *spells) {
+    int32_t sp = add_pool(f, "sp", "gpu-x-spot", COST_CAP_SPOT, 1800000);
+    int32_t fp = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    int32_t s = add_node(f, "S", sp, 0, 0, 7200, 1, 8000);
+    f->nodes[s].not_ready_at = spells[0];
+    f->nodes[s].spells = spells;
+    f->nodes[s].n_spells = 2;
+    int32_t n = add_node(f, "F", fp, 0, 0, 10800, 1, 8000);
+    int32_t t = add_task(f, "t", COST_FALLBACK, COST_TASK_SUCCEEDED, 9000);
+    struct cost_attempt *a1 = add_attempt(f, t, s, 0, 60, -1, COST_PHASE_FAILED);
+    add_attempt(f, t, n, 7260, 7300, 9000, COST_PHASE_SUCCEEDED);
+    return a1;
+}
+
 /* Item 12 (NotReady spells): node S blips NotReady 1000 -> 1030, and goes
  * NotReady for good at 7000; it is deleted at 7200, interrupting A1 (scheduled
  * 0). The replacement A2 starts its container at 7300 on F. Lost at = the start
@@ -252,16 +270,7 @@ static void test_v2_failed_pod_end_not_stretched(void **state) {
 static void test_v2_not_ready_spells(void **state) {
     struct fx *f = *state;
     static const int64_t spells[4] = {T0 + 1000, T0 + 1030, T0 + 7000, 0};
-    int32_t sp = add_pool(f, "sp", "gpu-x-spot", COST_CAP_SPOT, 1800000);
-    int32_t fp = add_pool(f, "od", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
-    int32_t s = add_node(f, "S", sp, 0, 0, 7200, 1, 8000);
-    f->nodes[s].not_ready_at = T0 + 1000;
-    f->nodes[s].spells = spells;
-    f->nodes[s].n_spells = 2;
-    int32_t n = add_node(f, "F", fp, 0, 0, 10800, 1, 8000);
-    int32_t t = add_task(f, "t", COST_FALLBACK, COST_TASK_SUCCEEDED, 9000);
-    add_attempt(f, t, s, 0, 60, -1, COST_PHASE_FAILED);
-    add_attempt(f, t, n, 7260, 7300, 9000, COST_PHASE_SUCCEEDED);
+    spells_case(f, spells);
     assert_int_equal(run(f), ERR_OK);
     check_invariants(f->r);
     const struct cost_config_result *c = &f->r->configs[COST_FALLBACK];
@@ -403,6 +412,31 @@ static void test_v2_replacement_delay_gpu(void **state) {
     assert_int_equal(f->r->reclaims[0].replacement_delay_seconds, 150);
 }
 
+/* Reclaim first signal (docs/cost-model.md "Spot pools and reclaims"): spot
+ * node S blips NotReady 6500 -> 6530 and is Ready again, goes NotReady for good
+ * at 7100 and is deleted at 7200 (its pool's only node: the pool is gone at
+ * 7200), interrupting A1. A2 starts its container at 7300 on F (Ready since 0,
+ * before the signal: no replacement). The blip is not a reclaim signal (the
+ * node came back); the spell it never left is: first signal 7100,
+ * signal-to-gone 7200 - 7100 = 100 s, return to useful work 7300 - 7100 = 200 s
+ * (before: the first NotReady, 6500: 700 s and 800 s). */
+static void test_v2_reclaim_signal_not_a_blip(void **state) {
+    struct fx *f = *state;
+    static const int64_t spells[4] = {T0 + 6500, T0 + 6530, T0 + 7100, 0};
+    spells_case(f, spells)->not_ready_at = T0 + 6500;
+    assert_int_equal(run(f), ERR_OK);
+    check_invariants(f->r);
+    assert_int_equal(f->r->n_reclaims, 1);
+    const struct cost_reclaim *rc = &f->r->reclaims[0];
+    assert_int_equal(rc->gone_at, T0 + 7200);
+    assert_int_equal(rc->first_signal_at, T0 + 7100);
+    assert_int_equal(rc->signal_to_gone_seconds, 100);
+    assert_int_equal(rc->tasks_interrupted, 1);
+    assert_int_equal(rc->tasks_resumed, 1);
+    assert_int_equal(rc->return_to_useful_work_seconds, 200);
+    assert_int_equal(rc->replacement_delay_seconds, COST_NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_v2_min_charge_floor, fx_setup, fx_teardown),
@@ -421,6 +455,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_v2_counterfactual_per_gpu, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_price_in_force, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_v2_replacement_delay_gpu, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_reclaim_signal_not_a_blip, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests_name("cost_v2", tests, NULL, NULL);
 }
