@@ -582,64 +582,7 @@ enum err orc_compute(const struct orc_timeline *tl, int64_t from, int64_t to, in
             cr->savings_bp = round_div((i128)(cf_pt - cr->cost_per_task) * 10000, cf_pt);
     }
 
-    /* reclaims: Spot pools gone in W */
-    for (int p = 0; p < tl->npools; p++) {
-        const struct orc_pool *pool = &tl->pools[p];
-        if (!r->pools[p].spot || !orc_in_window(pool->gone_t, from, to, now))
-            continue;
-        struct orc_reclaim *rc = &r->reclaims[r->nreclaims++];
-        rc->pool = p;
-        rc->gone_t = pool->gone_t;
-        rc->signal_t = pool->signal_t <= pool->gone_t ? pool->signal_t : pool->gone_t;
-        rc->replacement_ready_t = ORC_NEVER;
-        for (int n = 0; n < tl->nnodes; n++) {
-            const struct orc_node *node = &tl->nodes[n];
-            if (r->pools[node->pool].spot || node->gpus <= 0 || node->ready_t > now)
-                continue;
-            if (node->ready_t >= rc->signal_t)
-                rc->replacement_ready_t = orc_min64(rc->replacement_ready_t, node->ready_t);
-        }
-        rc->resumed_t = rc->last_resumed_t = ORC_NEVER;
-        rc->signal_to_gone = pool->signal_t <= pool->gone_t ? rc->gone_t - rc->signal_t : ORC_NEVER;
-        for (int n = 0; n < tl->nnodes; n++) {
-            const struct orc_node *node = &tl->nodes[n];
-            if (node->pool == p && node->ready_t <= now &&
-                (node->deleted_t > now || node->deleted_t >= rc->gone_t - HOUR))
-                rc->nodes++;
-        }
-        /* tasks: each counted once, by its first pod lost at/after the signal */
-        for (int k = 0; k < ngroups; k++)
-            for (int a = 0; a < g[k].npods; a++) {
-                int i = g[k].pods[a];
-                const struct orc_pod *pd = &tl->pods[i];
-                if (!px[i].interrupted || tl->nodes[pd->node].pool != p ||
-                    px[i].lost_at < rc->signal_t)
-                    continue;
-                rc->tasks_interrupted++;
-                const struct orc_pod *next = orc_next_started(tl, &g[k], a, now);
-                if (next) {
-                    rc->tasks_resumed++;
-                    if (rc->last_resumed_t == ORC_NEVER || next->start_t > rc->last_resumed_t)
-                        rc->last_resumed_t = next->start_t;
-                }
-                break;
-            }
-        for (int k = 0; k < ngroups; k++)
-            for (int a = 0; a + 1 < g[k].npods; a++) {
-                int i = g[k].pods[a];
-                const struct orc_pod *pd = &tl->pods[i];
-                if (!px[i].interrupted || tl->nodes[pd->node].pool != p ||
-                    px[i].lost_at < rc->signal_t)
-                    continue;
-                const struct orc_pod *next = orc_next_started(tl, &g[k], a, now);
-                if (next)
-                    rc->resumed_t = orc_min64(rc->resumed_t, next->start_t);
-            }
-        rc->replacement_delay = rc->replacement_ready_t == ORC_NEVER
-                                    ? ORC_NEVER
-                                    : rc->replacement_ready_t - rc->signal_t;
-        rc->return_to_work = rc->resumed_t == ORC_NEVER ? ORC_NEVER : rc->resumed_t - rc->signal_t;
-    }
+    orc_reclaims(tl, from, to, now, g, ngroups, px, r);
 
     for (int k = 0; k < ngroups; k++)
         free(g[k].pods);

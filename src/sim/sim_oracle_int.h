@@ -63,4 +63,11 @@ int64_t orc_lcm64(int64_t a, int64_t b);
 void orc_partial_of(const struct orc_timeline *tl, const struct group *g, int ngroups,
                     const struct podx *px, struct orc_result *r);
 
+/* --- sim_oracle_reclaim.c --- */
+
+/* r's reclaims (docs/cost-model.md "Spot pools and reclaims"): the Spot pools
+ * gone in W, by gone time, each with its timeline. Needs r->pools' spot flags. */
+void orc_reclaims(const struct orc_timeline *tl, int64_t from, int64_t to, int64_t now,
+                  const struct group *g, int ngroups, const struct podx *px, struct orc_result *r);
+
 #endif

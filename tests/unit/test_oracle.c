@@ -9,7 +9,9 @@
  * oracle reads the timeline; the engine reads what a watcher and a poller would
  * have stored: the Kubernetes objects as JSON (parsed by source/k8s_api) at each
  * change, with deletionTimestamp = request + grace as Kubernetes sets it, and
- * the DigitalOcean sizes, pools and nodes. Every figure must be equal to the
+ * the DigitalOcean sizes, pools and nodes (and a reclaim's cordon on each node
+ * its pool had at the signal). Every figure, reclaims included (docs/cost-model.md
+ * "Spot pools and reclaims"), must be equal to the
  * micro-dollar. A difference prints the seed and the command that replays it:
  *   ORACLE_SEED=n build/san/tests/test_oracle
  * ORACLE_SEEDS=k runs k seeds (default 500) from ORACLE_FIRST (default 1). The
@@ -58,6 +60,14 @@ static void put_json(struct store *s, enum k8s_kind kind, struct buf *b, int64_t
     k8s_object_release(&o);
 }
 
+/* Node n carries its pool's reclaim cordon at `at`: it existed at the signal. */
+static bool cordoned(const struct gen *g, int n, int64_t at) {
+    const struct orc_node *nd = &g->nodes[n];
+    int64_t sig = g->pools[nd->pool].signal_t;
+    return sig != NV && at >= sig && nd->created_t <= sig &&
+           (nd->deleted_t == NV || nd->deleted_t > sig);
+}
+
 static void put_node(struct store *s, const struct gen *g, int n, int64_t at, bool deleted) {
     const struct orc_node *nd = &g->nodes[n];
     const struct orc_pool *pl = &g->pools[nd->pool];
@@ -69,7 +79,14 @@ static void put_node(struct store *s, const struct gen *g, int n, int64_t at, bo
                ",\"labels\":{\"doks.digitalocean.com/node-pool-id\":\"%s\","
                "\"doks.digitalocean.com/node-pool\":\"%s\"%s}},",
                pl->id, pl->name, pl->labels ? ",\"gpu-pool-type\":\"spot\"" : "");
-    buf_printf(&b, "\"spec\":{\"providerID\":\"digitalocean://%d\"},", 1000 + n);
+    buf_printf(&b, "\"spec\":{\"providerID\":\"digitalocean://%d\"", 1000 + n);
+    if (cordoned(g, n, at)) { /* the reclaim's cordon (docs/cost-model.md) */
+        buf_puts(&b, ",\"unschedulable\":true,\"taints\":[{\"key\":"
+                     "\"node.kubernetes.io/unschedulable\",\"effect\":\"NoSchedule\",");
+        ts(&b, "timeAdded", pl->signal_t);
+        buf_puts(&b, "}]");
+    }
+    buf_puts(&b, "},");
     buf_printf(&b, "\"status\":{\"allocatable\":{\"cpu\":\"%dm\"", nd->cpu_m);
     if (nd->gpus > 0)
         buf_printf(&b, ",\"nvidia.com/gpu\":\"%d\"", nd->gpus);
@@ -332,6 +349,8 @@ static void store_gen(struct store *s, const struct gen *g) {
             ADD(nd->spells[k].from, 1, i, false);
             ADD(nd->spells[k].to, 1, i, false);
         }
+        if (cordoned(g, i, g->pools[nd->pool].signal_t))
+            ADD(g->pools[nd->pool].signal_t, 1, i, false);
         ADD(nd->deleted_t, 1, i, true);
     }
     for (int p = 0; p < g->npools; p++)
@@ -389,6 +408,39 @@ static void diff(uint64_t seed, const char *what, int64_t want, int64_t got) {
 
 static int64_t nul(int64_t v) {
     return v == COST_NULL ? NV : v;
+}
+
+/* Reclaims (docs/cost-model.md "Spot pools and reclaims"): the same pools, in
+ * the order of gone time then pool, and every figure of each. */
+static void compare_reclaims(uint64_t seed, const struct orc_timeline *tl,
+                             const struct orc_result *want, const struct cost_result *r) {
+    char what[96];
+    diff(seed, "reclaims.count", want->nreclaims, (int64_t)r->n_reclaims);
+    for (int i = 0; i < want->nreclaims && (size_t)i < r->n_reclaims; i++) {
+        const struct orc_reclaim *o = &want->reclaims[i];
+        const struct cost_reclaim *e = &r->reclaims[i];
+        const char *id = tl->pools[o->pool].id;
+#define CMPR(name, w, gv)                                                                          \
+    do {                                                                                           \
+        snprintf(what, sizeof what, "reclaim %s.%s", id, name);                                    \
+        diff(seed, what, (w), (gv));                                                               \
+    } while (0)
+        CMPR("pool", 0, e->pool_id && strcmp(e->pool_id, id) == 0 ? 0 : 1);
+        CMPR("nodes", o->nodes, e->nodes);
+        CMPR("first_signal_at", o->signal_t, e->first_signal_at ? e->first_signal_at : NV);
+        CMPR("gone_at", o->gone_t, e->gone_at ? e->gone_at : NV);
+        CMPR("fallback_ready_at", o->replacement_ready_t,
+             e->fallback_ready_at ? e->fallback_ready_at : NV);
+        CMPR("first_resumed_at", o->resumed_t, e->first_resumed_at ? e->first_resumed_at : NV);
+        CMPR("last_resumed_at", o->last_resumed_t, e->last_resumed_at ? e->last_resumed_at : NV);
+        CMPR("tasks_interrupted", o->tasks_interrupted, e->tasks_interrupted);
+        CMPR("tasks_resumed", o->tasks_resumed, e->tasks_resumed);
+        CMPR("signal_to_gone_seconds", o->signal_to_gone, nul(e->signal_to_gone_seconds));
+        CMPR("replacement_delay_seconds", o->replacement_delay, nul(e->replacement_delay_seconds));
+        CMPR("return_to_useful_work_seconds", o->return_to_work,
+             nul(e->return_to_useful_work_seconds));
+#undef CMPR
+    }
 }
 
 /* ORACLE_DUMP=1: the timeline, relative to T0 (-1 = never). */
@@ -593,8 +645,8 @@ static int run_seed(uint64_t seed) {
             snprintf(what, sizeof what, "node %s total", g->nodes[n].name);
             diff(seed, what, want.nodes[n].total, got);
         }
-        /* node seconds by pool, per configuration (reclaims are not compared here: the
-         * random clusters' reclaims differ, docs/oracle.md "Known disagreements") */
+        compare_reclaims(seed, &tl, &want, r);
+        /* node seconds by pool, per configuration */
         for (int p = 0; p < tl.npools; p++) {
             size_t k = 0;
             while (k < r->n_pools &&
