@@ -15,6 +15,7 @@ void sim_clock_init(struct sim_clock *c, int64_t start, int64_t horizon, int64_t
     atomic_store(&c->real0_ns, mono_ns());
     atomic_store(&c->frozen, start);
     atomic_store(&c->held, false);
+    atomic_store(&c->touched_ns, 0);
 }
 
 void sim_clock_hold(struct sim_clock *c) {
@@ -27,8 +28,19 @@ void sim_clock_release(struct sim_clock *c) {
         atomic_store(&c->real0_ns, mono_ns());
 }
 
+void sim_clock_touch(struct sim_clock *c) {
+    int64_t none = 0;
+    if (atomic_load(&c->held))
+        atomic_compare_exchange_strong(&c->touched_ns, &none, mono_ns());
+}
+
 int64_t sim_clock_now(struct sim_clock *c) {
     int64_t t;
+    if (atomic_load(&c->held)) {
+        int64_t touched = atomic_load(&c->touched_ns);
+        if (touched && mono_ns() - touched >= SIM_CLOCK_HOLD_AFTER_TOUCH_MS * 1000000LL)
+            sim_clock_release(c);
+    }
     if (c->speed == 0) {
         t = atomic_load(&c->frozen);
     } else if (atomic_load(&c->held)) {

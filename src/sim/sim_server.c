@@ -282,9 +282,17 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
     response_init(&resp);
     bool is_do = strncmp(url, "/v2/", 4) == 0;
     bool is_k8s = sim_k8s_path(url);
-    /* --hold: the first Kubernetes request starts the clock */
-    if (is_k8s)
-        sim_clock_release(s->opt.clock);
+    /* --hold: the first request for pods (list or watch) starts the clock, or
+     * SIM_CLOCK_HOLD_AFTER_TOUCH_MS after the first Kubernetes request: a client
+     * whose node informer asks first must not lose the pods of the first
+     * simulated minutes (at --speed 4000 a second is an hour) */
+    if (is_k8s) {
+        size_t ul = strlen(url);
+        if (ul >= 5 && strcmp(url + ul - 5, "/pods") == 0)
+            sim_clock_release(s->opt.clock);
+        else
+            sim_clock_touch(s->opt.clock);
+    }
     int64_t now = sim_clock_now(s->opt.clock);
     bool truncate = false;
     struct sim_watch *wt = NULL;
