@@ -390,6 +390,26 @@ whatif_row() {
 }
 whatif_row
 
+# --- the bootstrap (issue 21): the 95 % intervals of the busy week ---------------------
+# GET /api/v1/summary?uncertainty=true over W30 on a fresh service, after the plain
+# summary of the same window (its figure is the baseline): the first asks the default
+# 2,000 resamples, the second 1,999 (another cache key, so it is computed again).
+bootstrap_row() {
+  start_ledger
+  _q="window=$(utc $HOT_FROM),$(utc $((HOT_FROM + WK)))"
+  _p=$(curl_ms "$base/api/v1/summary?$_q")
+  _b1=$(curl_ms "$base/api/v1/summary?$_q&uncertainty=true")
+  _b2=$(curl_ms "$base/api/v1/summary?$_q&uncertainty=true&resamples=1999")
+  _c=$(curl_ms "$base/api/v1/summary?$_q&uncertainty=true") # cached with the window
+  _ok=$(curl -sf "$base/api/v1/summary?$_q&uncertainty=true" |
+    jq -r '[.uncertainty.cost_per_successful_task[] | select(.lo != null)] | length')
+  stop_ledger
+  row "bootstrap W30 ($hot_tasks tasks, 2000 resamples), summary?uncertainty=true" "$_b1" "$_b2" \
+    "$(lo "$_b1" "$_b2")" "plain summary $_p" "" ""
+  note "bootstrap: $_ok configurations with an interval on W30; the same request again (cached with the window): $_c ms"
+}
+bootstrap_row
+
 # --- history growth: the same 18k-task week in more and more history ------------------
 growth=
 first=
