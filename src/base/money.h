@@ -2,7 +2,10 @@
  *
  * Money never passes through double (docs/cost-model.md): DigitalOcean's decimal strings
  * ("23.44") and JSON number literals (0.00744) are parsed digit by digit, and
- * output is printed digit by digit. Pure; thread rule: any thread.
+ * output is printed digit by digit. The one exit as a double is the .xlsx
+ * twin's currency cell, a double by the file format (docs/cost-model.md,
+ * "Money in the .xlsx twin"); the CSV beside it holds the exact decimal text.
+ * Pure; thread rule: any thread.
  *
  * Rounding decision (documented in README "Money"): amounts with more than six
  * decimals are rejected (ERR_PARSE) unless the extra digits are zeros, except with
