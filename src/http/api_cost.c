@@ -246,7 +246,7 @@ void api_summary(struct request *req, struct response *resp) {
         return;
     if (!api_basis_parse(req, resp, &completion) ||
         api_cache_lookup_basis(req, resp, &q, completion, unc.key, &slot) ||
-        !api_unc_compute(req, resp, &q, &unc) ||
+        !api_unc_compute(req, resp, &q, completion, &unc) ||
         (completion ? !api_calc_completion(req, resp, &q, &c, &comp)
                     : !api_calc_window(req, resp, &q, &c))) {
         api_unc_release(&unc);

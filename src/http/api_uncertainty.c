@@ -43,26 +43,37 @@ bool api_unc_parse(struct request *req, struct response *resp, struct api_unc *u
     return true;
 }
 
-bool api_unc_compute(struct request *req, struct response *resp, const struct api_query *q,
-                     struct api_unc *u) {
-    if (!u->on)
-        return true;
+/* The object with null intervals and why there are none. */
+static void unc_none(struct api_unc *u, const char *why) {
     struct jsonw w;
     jsonw_init(&w, &u->body);
+    jsonw_obj(&w);
+    jsonw_key(&w, "cost_per_successful_task");
+    jsonw_null(&w);
+    jsonw_key(&w, "comparisons");
+    jsonw_null(&w);
+    jsonw_kstr(&w, "reason", why);
+    jsonw_obj_end(&w);
+}
+
+bool api_unc_compute(struct request *req, struct response *resp, const struct api_query *q,
+                     bool completion, struct api_unc *u) {
+    if (!u->on)
+        return true;
+    if (completion) { /* as the experiments route and the CSV say (docs/uncertainty.md) */
+        unc_none(u, "95% intervals are drawn on the accrual basis only");
+        return true;
+    }
     if (q->w.to - q->w.from > (int64_t)API_UNC_MAX_DAYS * 86400) {
-        jsonw_obj(&w);
-        jsonw_key(&w, "cost_per_successful_task");
-        jsonw_null(&w);
-        jsonw_key(&w, "comparisons");
-        jsonw_null(&w);
         char why[128];
         snprintf(why, sizeof why,
                  "windows longer than %d days are not resampled (the bootstrap draws every task)",
                  API_UNC_MAX_DAYS);
-        jsonw_kstr(&w, "reason", why);
-        jsonw_obj_end(&w);
+        unc_none(u, why);
         return true;
     }
+    struct jsonw w;
+    jsonw_init(&w, &u->body);
     struct calc c;
     if (!api_calc_run(req, resp, q, q->w.from, q->w.to, true, &c))
         return false;

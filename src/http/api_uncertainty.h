@@ -29,10 +29,12 @@ struct api_unc {
 /* Parses the parameters; on a bad value fills resp with 400 and returns false. */
 bool api_unc_parse(struct request *req, struct response *resp, struct api_unc *u);
 /* When u->on: computes the window q->w (with its filters) with per-attempt
- * figures and writes the object (or null with a reason) into u->body. On a
+ * figures and writes the object into u->body. The intervals are drawn on the
+ * accrual basis only: with completion, and on windows longer than
+ * API_UNC_MAX_DAYS, the object has null intervals and a "reason". On a
  * computation failure fills resp (500/503) and returns false. */
 bool api_unc_compute(struct request *req, struct response *resp, const struct api_query *q,
-                     struct api_unc *u);
+                     bool completion, struct api_unc *u);
 void api_unc_release(struct api_unc *u);
 
 #endif

@@ -1,5 +1,6 @@
 /* test_api_basis — basis= on /api/v1/timeseries, /api/v1/tasks and
- * /api/v1/experiments, and the experiments' 95 % intervals (uncertainty=true),
+ * /api/v1/experiments, the experiments' 95 % intervals (uncertainty=true) and the
+ * summary's on the completion basis,
  * in process (router_handle) against temporary databases (testdb.h). Expected
  * figures are worked out by hand beside each check. */
 #include <setjmp.h>
@@ -300,6 +301,28 @@ static void test_experiments_uncertainty(void **state) {
     assert_int_equal(jmicro(t, EXP(0, "uncertainty.cost_per_successful_task.spot.lo")), 500000);
 }
 
+/* The summary's intervals are drawn on the accrual basis only (docs/uncertainty.md),
+ * as the experiments route and the CSV say: on the completion basis its
+ * "uncertainty" object has null intervals and the reason, not the accrual
+ * intervals under completion figures. On the accrual basis the same window's
+ * Spot interval is the point (testdb_identical_tasks: every Spot task 0.500000). */
+static void test_summary_uncertainty_basis(void **state) {
+    struct apitest *t = *state;
+    assert_int_equal(
+        apitest_call(t, "GET /api/v1/summary?window=2026-W45&uncertainty=true&resamples=500"), 200);
+    assert_string_equal(jstr(t, "cost_basis"), "accrual");
+    assert_int_equal(jmicro(t, "uncertainty.cost_per_successful_task.spot.lo"), 500000);
+    assert_int_equal(jmicro(t, "uncertainty.cost_per_successful_task.spot.hi"), 500000);
+    assert_int_equal(apitest_call(t, "GET /api/v1/summary?window=2026-W45&uncertainty=true"
+                                     "&resamples=500&basis=completion"),
+                     200);
+    assert_string_equal(jstr(t, "cost_basis"), "completion");
+    assert_true(jnull(t, "uncertainty.cost_per_successful_task"));
+    assert_true(jnull(t, "uncertainty.comparisons"));
+    assert_string_equal(jstr(t, "uncertainty.reason"),
+                        "95% intervals are drawn on the accrual basis only");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_timeseries_basis, setup_midnight,
@@ -308,6 +331,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_experiments_basis, setup_midnight,
                                         apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_experiments_uncertainty, setup_identical,
+                                        apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_summary_uncertainty_basis, setup_identical,
                                         apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
