@@ -1,6 +1,7 @@
 /* auth: constant-time comparison semantics and the 401/403 rules. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -13,13 +14,18 @@
 
 static void test_equal(void **state) {
     (void)state;
-    assert_true(auth_token_equal("abc", "abc"));
-    assert_false(auth_token_equal("abd", "abc"));
-    assert_false(auth_token_equal("ab", "abc"));
-    assert_false(auth_token_equal("abcd", "abc"));
-    assert_false(auth_token_equal("", "abc"));
-    assert_false(auth_token_equal(NULL, "abc"));
-    assert_false(auth_token_equal("abc", NULL));
+    static const struct {
+        const char *a, *b;
+        bool equal;
+    } rows[] = {
+        {"abc", "abc", true}, {"abd", "abc", false}, {"ab", "abc", false}, {"abcd", "abc", false},
+        {"", "abc", false},   {NULL, "abc", false},  {"abc", NULL, false},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        print_message("row %zu: \"%s\" vs \"%s\"\n", i, rows[i].a ? rows[i].a : "(null)",
+                      rows[i].b ? rows[i].b : "(null)");
+        assert_int_equal(auth_token_equal(rows[i].a, rows[i].b), rows[i].equal);
+    }
 }
 
 static int check(struct app *app, const char *authz, enum auth_level level, int *status) {
@@ -40,38 +46,52 @@ static int check(struct app *app, const char *authz, enum auth_level level, int 
     return has_www;
 }
 
+/* One auth_check: the Authorization header (NULL: none), the level asked, the status
+ * expected and whether a WWW-Authenticate header is expected (-1: not checked). */
+struct rule_row {
+    const char *authz;
+    enum auth_level level;
+    int status;
+    int www;
+};
+
+static void check_rows(struct app *app, const struct rule_row *rows, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        print_message("row %zu: %s at level %d\n", i, rows[i].authz ? rows[i].authz : "(none)",
+                      (int)rows[i].level);
+        int st;
+        int www = check(app, rows[i].authz, rows[i].level, &st);
+        if (rows[i].www >= 0)
+            assert_int_equal(www, rows[i].www);
+        assert_int_equal(st, rows[i].status);
+    }
+}
+
 static void test_rules(void **state) {
     (void)state;
     struct app app;
     memset(&app, 0, sizeof app);
-    int st;
     /* no tokens configured: reads open, admin refused with 403 */
-    check(&app, NULL, AUTH_READ, &st);
-    assert_int_equal(st, 200);
-    check(&app, NULL, AUTH_ADMIN, &st);
-    assert_int_equal(st, 403);
+    static const struct rule_row open_rows[] = {
+        {NULL, AUTH_READ, 200, -1},
+        {NULL, AUTH_ADMIN, 403, -1},
+    };
+    check_rows(&app, open_rows, sizeof open_rows / sizeof open_rows[0]);
     app.api_token = (char *)"read-tok";
     app.admin_token = (char *)"admin-tok";
-    assert_int_equal(check(&app, NULL, AUTH_READ, &st), 1);
-    assert_int_equal(st, 401);
-    assert_int_equal(check(&app, "Bearer wrong", AUTH_READ, &st), 1);
-    assert_int_equal(st, 401);
-    check(&app, "Basic read-tok", AUTH_READ, &st);
-    assert_int_equal(st, 401);
-    check(&app, "Bearer read-tok", AUTH_READ, &st);
-    assert_int_equal(st, 200);
-    check(&app, "bearer  read-tok", AUTH_READ, &st);
-    assert_int_equal(st, 200);
-    check(&app, "Bearer admin-tok", AUTH_READ, &st);
-    assert_int_equal(st, 200);
-    assert_int_equal(check(&app, "Bearer read-tok", AUTH_ADMIN, &st), 0);
-    assert_int_equal(st, 403);
-    check(&app, "Bearer admin-tok", AUTH_ADMIN, &st);
-    assert_int_equal(st, 200);
-    check(&app, "Bearer nope", AUTH_ADMIN, &st);
-    assert_int_equal(st, 401);
-    check(&app, NULL, AUTH_OPEN, &st);
-    assert_int_equal(st, 200);
+    static const struct rule_row token_rows[] = {
+        {NULL, AUTH_READ, 401, 1},
+        {"Bearer wrong", AUTH_READ, 401, 1},
+        {"Basic read-tok", AUTH_READ, 401, -1},
+        {"Bearer read-tok", AUTH_READ, 200, -1},
+        {"bearer  read-tok", AUTH_READ, 200, -1},
+        {"Bearer admin-tok", AUTH_READ, 200, -1},
+        {"Bearer read-tok", AUTH_ADMIN, 403, 0},
+        {"Bearer admin-tok", AUTH_ADMIN, 200, -1},
+        {"Bearer nope", AUTH_ADMIN, 401, -1},
+        {NULL, AUTH_OPEN, 200, -1},
+    };
+    check_rows(&app, token_rows, sizeof token_rows / sizeof token_rows[0]);
 }
 
 int main(void) {

@@ -290,14 +290,18 @@ static void test_own_watch(void **state) {
 
 /* --- shared fixtures -------------------------------------------------------- */
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's days_from_civil). */
-static int64_t days_civil(int64_t y, int m, int d) {
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
+/* Days from 1970-01-01 to y-m-d (1970 <= y < 2200), counted year by year and month
+ * by month: a different method from timeutil's days_from_civil, so an oracle. */
+static int64_t days_civil(int y, int m, int d) {
+    static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    assert_true(y >= 1970 && y < 2200 && m >= 1 && m <= 12);
+    int64_t days = 0;
+    for (int yy = 1970; yy < y; yy++)
+        days += (yy % 4 == 0 && (yy % 100 != 0 || yy % 400 == 0)) ? 366 : 365;
+    bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    for (int mm = 1; mm < m; mm++)
+        days += mdays[mm - 1] + (mm == 2 && leap);
+    return days + d - 1;
 }
 
 /* "YYYY-MM-DDTHH:MM:SS[.frac]Z" to Unix seconds, independently of timeutil. */
