@@ -35,11 +35,6 @@
 #define D0 (B - 20)
 #define ND 40
 
-struct fx {
-    struct testdb db;
-    struct store *s;
-};
-
 static void exec_ok(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void exec_ok(struct store *s, const char *fmt, ...) {
     char sql[2048];
@@ -54,9 +49,8 @@ static void exec_ok(struct store *s, const char *fmt, ...) {
 
 static int setup(void **state) {
     log_set_level(LOG_OFF);
-    struct fx *f = calloc(1, sizeof *f);
-    testdb_create(&f->db);
-    assert_int_equal(store_open(f->db.path, STORE_WRITER, &f->s, NULL), ERR_OK);
+    testdb_fx_setup(state);
+    struct testdb_fx *f = *state;
     /* one task of 3,600 s with an attempt of 3,000 s on day B: span and life */
     exec_ok(f->s,
             "INSERT INTO tasks(uid, job_uid, namespace, name, created_at, completed_at, outcome,"
@@ -77,24 +71,15 @@ static int setup(void **state) {
             (long long)(B - 50) * DAY, (long long)(B - 50) * DAY, (long long)(B - 50) * DAY,
             (long long)(B - 50) * DAY, (long long)(B - 50) * DAY + 60, (long long)(B - 50) * DAY,
             (long long)(B - 50) * DAY);
-    *state = f;
     return 0;
 }
 
-static int teardown(void **state) {
-    struct fx *f = *state;
-    store_free(f->s);
-    testdb_remove(&f->db);
-    free(f);
-    return 0;
-}
-
-static void versions(struct fx *f, int64_t (*v)[2]) {
+static void versions(struct testdb_fx *f, int64_t (*v)[2]) {
     assert_int_equal(store_day_versions(f->s, D0, D0 + ND, v), ERR_OK);
 }
 
 /* The response cache's version of each day (store_window_version: billing too). */
-static void wversions(struct fx *f, int64_t (*v)[2]) {
+static void wversions(struct testdb_fx *f, int64_t (*v)[2]) {
     for (int i = 0; i < ND; i++)
         assert_int_equal(
             store_window_version(f->s, (D0 + i) * (int64_t)DAY, (D0 + i + 1) * (int64_t)DAY, v[i]),
@@ -128,7 +113,7 @@ static void assert_moved_exactly(uint64_t m, int64_t lo, int64_t hi) {
  * day B and the days its marks reach move; days before and after stay. Before
  * schema/010 a node insert bumped day 0 and moved every day. */
 static void test_late_node(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t a[ND][2], b[ND][2];
     versions(f, a);
     exec_ok(f->s,
@@ -152,7 +137,7 @@ static void test_late_node(void **state) {
 
 /* A late pod (attempt) on day B + 5: that day's reach moves, nothing else. */
 static void test_late_attempt(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t a[ND][2], b[ND][2];
     versions(f, a);
     exec_ok(f->s,
@@ -168,7 +153,7 @@ static void test_late_attempt(void **state) {
  * new Job), then completing 2 h later: the days of its reach move, nothing else.
  * Before schema/011 an unfinished task marked day 0: every day moved. */
 static void test_new_task(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t a[ND][2], b[ND][2];
     versions(f, a);
     exec_ok(f->s,
@@ -186,7 +171,7 @@ static void test_new_task(void **state) {
 /* A node deleted on day B after 50 days of life: the days from B on move (they
  * were computed with the node alive), the days before stay. */
 static void test_node_deleted(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t a[ND][2], b[ND][2];
     versions(f, a);
     exec_ok(f->s, "UPDATE nodes SET k8s_deleted_at = %lld WHERE name = 'n-old'",
@@ -198,7 +183,7 @@ static void test_node_deleted(void **state) {
 /* A price change at B + 2 h: from its day on (minus the reach), not before. The
  * size's first price moved every day (it prices what came before it). */
 static void test_price_change(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t a[ND][2], b[ND][2];
     versions(f, a);
     struct do_size z = {.slug = (char[]){"g1"},
@@ -229,7 +214,7 @@ static void test_price_change(void **state) {
 /* What the pollers do every few seconds: re-store the same cluster, pool, node,
  * invoice and items, and the watcher's no-op node and pod updates. Nothing moves. */
 static void test_restore_unchanged(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct do_node n = {.id = (char[]){"do-1"},
                         .name = (char[]){"n-do"},
                         .state = (char[]){"running"},
@@ -298,7 +283,7 @@ static void test_restore_unchanged(void **state) {
 
 /* The per-day versions stay store_window_version's, day by day. */
 static void test_day_equals_window(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     exec_ok(f->s,
             "INSERT INTO nodes(name, pool_id, created_at, k8s_deleted_at, first_seen, last_seen)"
             " VALUES ('n-x','p1',%lld,%lld,1,1);"
@@ -319,13 +304,13 @@ static void test_day_equals_window(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_late_node, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_late_attempt, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_new_task, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_node_deleted, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_price_change, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_restore_unchanged, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_day_equals_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late_node, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_late_attempt, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_new_task, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_node_deleted, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_price_change, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_restore_unchanged, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_day_equals_window, setup, testdb_fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,34 +16,26 @@
 #include "base/log.h"
 #include "store/store.h"
 #include "store/store_internal.h"
+#include "testdb.h"
 #include "tmpdb.h"
 
-struct fx {
-    char path[64];
-};
-
 static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->path, sizeof f->path, "/tmp/spotledger-store-XXXXXX");
-    int fd = mkstemp(f->path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    unlink(f->path); /* start from no file at all */
+    struct testdb *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    testdb_mkdir(f); /* start from no file at all */
     log_set_level(LOG_OFF);
     *state = f;
     return 0;
 }
 
 static int teardown(void **state) {
-    struct fx *f = *state;
-    tmpdb_unlink(f->path);
-    free(f);
+    testdb_remove(*state);
+    free(*state);
     return 0;
 }
 
 static void test_migrate_empty_then_again(void **state) {
-    struct fx *f = *state;
+    struct testdb *f = *state;
     struct store *s = NULL;
     int migrated = -1, v = -1;
     assert_int_equal(store_open(f->path, STORE_WRITER, &s, &migrated), ERR_OK);
@@ -68,7 +60,7 @@ static void test_migrate_empty_then_again(void **state) {
 }
 
 static void test_newer_schema_refused(void **state) {
-    struct fx *f = *state;
+    struct testdb *f = *state;
     struct store *s = NULL;
     assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
     assert_int_equal(sqlite3_exec(store_db(s), "PRAGMA user_version = 9999", NULL, NULL, NULL),
@@ -80,7 +72,7 @@ static void test_newer_schema_refused(void **state) {
 }
 
 static void test_reader_is_read_only(void **state) {
-    struct fx *f = *state;
+    struct testdb *f = *state;
     struct store *w = NULL, *r = NULL;
     assert_int_equal(store_open(f->path, STORE_READER, &r, NULL), ERR_DB); /* no file yet */
     assert_int_equal(store_open(f->path, STORE_WRITER, &w, NULL), ERR_OK);
@@ -93,7 +85,7 @@ static void test_reader_is_read_only(void **state) {
 }
 
 static void test_poll_runs_and_rollback(void **state) {
-    struct fx *f = *state;
+    struct testdb *f = *state;
     struct store *s = NULL;
     struct store_poll p;
     int64_t id = 0;
@@ -133,11 +125,11 @@ static unsigned mode_of(const char *path) {
 /* issue 18: the database and its WAL are finance data: 0640 under umask 022
  * (SQLite alone makes them 0644), 0600 under umask 077 */
 static void test_file_modes(void **state) {
-    struct fx *f = *state;
+    struct testdb *f = *state;
     mode_t old = umask(022);
     struct store *s = NULL;
     assert_int_equal(store_open(f->path, STORE_WRITER, &s, NULL), ERR_OK);
-    char wal[80];
+    char wal[sizeof f->path + 4];
     snprintf(wal, sizeof wal, "%s-wal", f->path);
     assert_int_equal(mode_of(f->path), 0640);
     assert_int_equal(mode_of(wal), 0640);
@@ -152,7 +144,7 @@ static void test_file_modes(void **state) {
 }
 
 static void test_busy_writer(void **state) {
-    struct fx *f = *state;
+    struct testdb *f = *state;
     struct store *a = NULL, *b = NULL;
     assert_int_equal(store_open(f->path, STORE_WRITER, &a, NULL), ERR_OK);
     assert_int_equal(store_open(f->path, STORE_WRITER, &b, NULL), ERR_OK);

@@ -25,15 +25,10 @@
 #include "store/store_advice.h"
 #include "store/store_internal.h"
 #include "store/store_k8s.h"
-#include "tmpdb.h"
+#include "testdb.h"
 
 #define T0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
 #define WINDOW "2026-03-02T00:00:00Z,2026-03-03T00:00:00Z"
-
-struct fx {
-    char path[64];
-    struct store *db;
-};
 
 static const char ROWS[] =
     "INSERT INTO clusters(id, name, region, version, first_seen, last_seen) VALUES ('c-1', 'prod', "
@@ -99,29 +94,9 @@ static const char ROWS[] =
     "  NULL, NULL, NULL, 1010, 1500);";
 
 static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->path, sizeof f->path, "/tmp/spotledger-advice-XXXXXX");
-    if (tmpdb_open(f->path, &f->db) != 0)
-        return -1;
-    sqlite3 *raw = NULL;
-    char *msg = NULL;
-    if (sqlite3_open(f->path, &raw) != SQLITE_OK ||
-        sqlite3_exec(raw, ROWS, NULL, NULL, &msg) != SQLITE_OK) {
-        fprintf(stderr, "setup: %s\n", msg ? msg : sqlite3_errmsg(raw));
-        sqlite3_free(msg);
-        sqlite3_close(raw);
-        return -1;
-    }
-    sqlite3_close(raw);
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    struct fx *f = *state;
-    store_free(f->db);
-    tmpdb_unlink(f->path);
-    free(f);
+    testdb_fx_setup(state);
+    struct testdb_fx *f = *state;
+    testdb_exec(&f->db, ROWS);
     return 0;
 }
 
@@ -133,9 +108,9 @@ static const struct advice_job *job(const struct store_advice_data *d, const cha
 }
 
 static void test_load(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct store_advice_data *d = NULL;
-    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_FALLBACK, NULL, NULL, &d),
+    assert_int_equal(store_advice_load(f->s, T0, T0 + 86400, COST_FALLBACK, NULL, NULL, &d),
                      ERR_OK);
     const struct advice_input *in = &d->in;
     assert_false(d->jobs_truncated);
@@ -201,7 +176,7 @@ static void test_load(void **state) {
     store_advice_free(d);
 
     /* an empty window: no jobs, no lag; the cluster named by id wins */
-    assert_int_equal(store_advice_load(f->db, 10, 20, COST_SPOT, "c-1", NULL, &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->s, 10, 20, COST_SPOT, "c-1", NULL, &d), ERR_OK);
     assert_int_equal(d->in.n_jobs, 0);
     assert_int_equal(d->in.n_reclaims, 0);
     assert_int_equal(d->in.watch_lag_seconds, -1);
@@ -213,20 +188,20 @@ static void test_load(void **state) {
 /* The example Job through the real parser and store_k8s: spec_json and the
  * podFailurePolicy flags arrive as the advisor expects them. */
 static void test_load_example_job(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     size_t len;
     char *body = fx_read("tests/fixtures/advice/job-fallback.json", &len);
     assert_non_null(body);
     struct k8s_object o;
     assert_int_equal(k8s_object_parse(body, len, K8S_JOB, &o), ERR_OK);
     free(body);
-    assert_int_equal(store_begin(f->db), ERR_OK);
-    assert_int_equal(store_k8s_put(f->db, &o, 0, T0 + 100), ERR_OK);
-    assert_int_equal(store_commit(f->db), ERR_OK);
+    assert_int_equal(store_begin(f->s), ERR_OK);
+    assert_int_equal(store_k8s_put(f->s, &o, 0, T0 + 100), ERR_OK);
+    assert_int_equal(store_commit(f->s), ERR_OK);
     k8s_object_release(&o);
     /* the deploy example is classified as its labels say (issue: deploy) */
     sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(store_db(f->db),
+    assert_int_equal(sqlite3_prepare_v2(store_db(f->s),
                                         "SELECT configuration, experiment FROM tasks "
                                         "WHERE job_uid = '7e57ad71-0000-4000-8000-000000000001'",
                                         -1, &st, NULL),
@@ -236,7 +211,7 @@ static void test_load_example_job(void **state) {
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "h100-render-2026w48");
     sqlite3_finalize(st);
     struct store_advice_data *d = NULL;
-    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, NULL, &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->s, T0, T0 + 86400, COST_SPOT, NULL, NULL, &d), ERR_OK);
     const struct advice_job *j = job(d, "7e57ad71-0000-4000-8000-000000000001");
     assert_non_null(j);
     assert_string_equal(j->ns, "gpu-batch");
@@ -312,38 +287,38 @@ static const struct advice_pdb *pdb(const struct store_advice_data *d, const cha
 }
 
 static void test_load_pdbs(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     /* sweep's pod template labels, as k8s_api keeps them in spec_json */
-    assert_int_equal(sqlite3_exec(store_db(f->db),
+    assert_int_equal(sqlite3_exec(store_db(f->s),
                                   "UPDATE tasks SET spec_json = '{\"podLabels\":{\"app\":\"sweep\","
                                   "\"team\":\"ml\"}}' WHERE job_uid = 'j2'",
                                   NULL, NULL, NULL),
                      SQLITE_OK);
-    put_pdb(f->db,
+    put_pdb(f->s,
             PDB("u1", "batch", "sweep-pdb",
                 "{\"maxUnavailable\":0,\"selector\":{\"matchLabels\":{\"app\":\"sweep\"}}}"),
             0);
-    put_pdb(f->db,
+    put_pdb(f->s,
             PDB("u2", "batch", "sweep-team",
                 "{\"minAvailable\":\"100%\",\"selector\":"
                 "{\"matchLabels\":{\"app\":\"sweep\","
                 "\"team\":\"other\"}}}"),
             0);
-    put_pdb(f->db,
+    put_pdb(f->s,
             PDB("u3", "batch", "expr",
                 "{\"maxUnavailable\":0,\"selector\":{"
                 "\"matchExpressions\":[{\"key\":\"app\","
                 "\"operator\":\"Exists\"}]}}"),
             0);
-    put_pdb(f->db, PDB("u4", "other", "all", "{\"minAvailable\":2,\"selector\":{}}"), 0);
-    put_pdb(f->db, PDB("u5", "batch", "gone", "{\"maxUnavailable\":0,\"selector\":{}}"), T0 - 10);
+    put_pdb(f->s, PDB("u4", "other", "all", "{\"minAvailable\":2,\"selector\":{}}"), 0);
+    put_pdb(f->s, PDB("u5", "batch", "gone", "{\"maxUnavailable\":0,\"selector\":{}}"), T0 - 10);
     /* a second sighting moves nothing but last_seen and the status */
-    put_pdb(f->db,
+    put_pdb(f->s,
             PDB("u1", "batch", "sweep-pdb",
                 "{\"maxUnavailable\":0,\"selector\":{\"matchLabels\":{\"app\":\"sweep\"}}}"),
             0);
     struct store_advice_data *d = NULL;
-    assert_int_equal(store_advice_load(f->db, T0, T0 + 86400, COST_SPOT, NULL, NULL, &d), ERR_OK);
+    assert_int_equal(store_advice_load(f->s, T0, T0 + 86400, COST_SPOT, NULL, NULL, &d), ERR_OK);
     /* kept: sweep-pdb, sweep-team, all; left out: expr (matchExpressions not
      * evaluated), gone (deleted before the window) */
     assert_int_equal(d->in.n_pdbs, 3);
@@ -376,7 +351,7 @@ static void test_load_pdbs(void **state) {
 
     /* the advisor through its handler: only sweep-pdb blocks a Spot drain */
     struct store *rd = NULL;
-    assert_int_equal(store_open(f->path, STORE_READER, &rd, NULL), ERR_OK);
+    assert_int_equal(store_open(f->db.path, STORE_READER, &rd, NULL), ERR_OK);
     struct response resp;
     get(rd, "/api/v1/advice", WINDOW, &resp);
     assert_int_equal(resp.status, 200);
@@ -395,9 +370,9 @@ static void test_load_pdbs(void **state) {
 }
 
 static void test_handler(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct store *rd = NULL;
-    assert_int_equal(store_open(f->path, STORE_READER, &rd, NULL), ERR_OK);
+    assert_int_equal(store_open(f->db.path, STORE_READER, &rd, NULL), ERR_OK);
     setenv("NODE_NAME", "spot-new-1", 1);
     setenv("POD_NAME", "spotledger-0", 1);
     struct response resp;
@@ -472,9 +447,9 @@ static void test_handler(void **state) {
 }
 
 static void test_metrics(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct store *rd = NULL;
-    assert_int_equal(store_open(f->path, STORE_READER, &rd, NULL), ERR_OK);
+    assert_int_equal(store_open(f->db.path, STORE_READER, &rd, NULL), ERR_OK);
     struct response resp;
     get(rd, "/metrics", NULL, &resp);
     assert_int_equal(resp.status, 200);
@@ -502,11 +477,11 @@ static void test_metrics(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_load, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_example_job, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_handler, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_pdbs, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_load, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_load_example_job, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_handler, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_load_pdbs, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_metrics, setup, testdb_fx_teardown),
     };
     return cmocka_run_group_tests_name("store_advice", tests, NULL, NULL);
 }

@@ -24,16 +24,9 @@
 #include "store/store_cost.h"
 #include "testdb.h"
 
-struct fx {
-    struct testdb db;
-    struct store *s;
-};
-
 static int setup(void **state) {
     log_set_level(LOG_OFF);
-    struct fx *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    testdb_create(&f->db);
+    struct testdb_fx *f = testdb_fx_new();
     testdb_exec(
         &f->db,
         "INSERT INTO node_pools(id, name, size, capacity_type, price_hourly_micro, first_seen,"
@@ -59,14 +52,6 @@ static int setup(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
-    struct fx *f = *state;
-    store_free(f->s);
-    testdb_remove(&f->db);
-    free(f);
-    return 0;
-}
-
 /* The capacity of pool id in d (fails when absent). */
 static enum cost_capacity cap_of(const struct store_cost_data *d, const char *id) {
     for (size_t i = 0; i < d->in.n_pools; i++)
@@ -77,7 +62,7 @@ static enum cost_capacity cap_of(const struct store_cost_data *d, const char *id
 }
 
 static void test_default_labels(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct store_cost_data *d = NULL;
     assert_int_equal(store_cost_load(f->s, 0, 10000, NULL, &d), ERR_OK);
     assert_int_equal(d->in.n_pools, 3);
@@ -91,7 +76,7 @@ static void test_default_labels(void **state) {
  * the default label) is not; a value that differs ("x": "spot" is not
  * x=preemptible) does not match. Fails before: p-pre on-demand. */
 static void test_configured_labels(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct config_pair lab[] = {{(char *)"cloud.example/capacity", (char *)"preemptible"},
                                 {(char *)"x", (char *)"preemptible"}};
     struct store_cost_opts o = {
@@ -118,8 +103,8 @@ static void test_configured_labels(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_default_labels, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_configured_labels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_default_labels, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_configured_labels, setup, testdb_fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,32 +19,10 @@
 #include "store/store.h"
 #include "store/store_do.h"
 #include "store/store_insights.h"
-#include "tmpdb.h"
+#include "testdb.h"
 
 /* reconcile_* structs own their strings; test literals are cast, never freed */
 #define S(x) ((char *)(x))
-
-struct fx {
-    char path[64];
-    struct store *db;
-};
-
-static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->path, sizeof f->path, "/tmp/spotledger-storedo-XXXXXX");
-    if (tmpdb_open(f->path, &f->db) != 0)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    struct fx *f = *state;
-    store_free(f->db);
-    tmpdb_unlink(f->path);
-    free(f);
-    return 0;
-}
 
 /* The 1-GPU spot size the cases list, at 1.800000 $/h. */
 static struct do_size size_x_spot(void) {
@@ -58,26 +36,26 @@ static struct do_size size_x_spot(void) {
 }
 
 static void test_price_history_only_on_change(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct do_size z = size_x_spot();
     bool changed;
-    assert_int_equal(store_begin(f->db), ERR_OK);
-    assert_int_equal(store_do_upsert_size(f->db, &z, 100, &changed), ERR_OK);
+    assert_int_equal(store_begin(f->s), ERR_OK);
+    assert_int_equal(store_do_upsert_size(f->s, &z, 100, &changed), ERR_OK);
     assert_true(changed);
-    assert_int_equal(store_do_upsert_size(f->db, &z, 200, &changed), ERR_OK);
+    assert_int_equal(store_do_upsert_size(f->s, &z, 200, &changed), ERR_OK);
     assert_false(changed);
     z.price_hourly = 1700000; /* the daily spot price moved */
-    assert_int_equal(store_do_upsert_size(f->db, &z, 300, &changed), ERR_OK);
+    assert_int_equal(store_do_upsert_size(f->s, &z, 300, &changed), ERR_OK);
     assert_true(changed);
     int64_t h;
-    assert_int_equal(store_do_size_price(f->db, "gpu-x-spot", &h), ERR_OK);
+    assert_int_equal(store_do_size_price(f->s, "gpu-x-spot", &h), ERR_OK);
     assert_int_equal(h, 1700000);
-    assert_int_equal(store_do_size_price(f->db, "nope", &h), ERR_NOTFOUND);
-    assert_int_equal(store_commit(f->db), ERR_OK);
+    assert_int_equal(store_do_size_price(f->s, "nope", &h), ERR_NOTFOUND);
+    assert_int_equal(store_commit(f->s), ERR_OK);
 }
 
 static void test_node_price_locked_and_reclaim_withdrawn(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct do_node n = {
         .id = S("n1"), .name = S("node-1"), .droplet_id = S("42"), .created_at = 1000};
     struct do_pool p = {.id = S("pool-1"),
@@ -89,21 +67,21 @@ static void test_node_price_locked_and_reclaim_withdrawn(void **state) {
     struct do_pools listed = {.v = &p, .n = 1};
     struct do_pools none = {0};
     int pg, ng;
-    assert_int_equal(store_begin(f->db), ERR_OK);
-    assert_int_equal(store_do_upsert_pool(f->db, "c1", &p, "spot", "slug", 1800000, 1000), ERR_OK);
-    assert_int_equal(store_do_upsert_node(f->db, &p, &n, "spot", 1800000, 1000), ERR_OK);
+    assert_int_equal(store_begin(f->s), ERR_OK);
+    assert_int_equal(store_do_upsert_pool(f->s, "c1", &p, "spot", "slug", 1800000, 1000), ERR_OK);
+    assert_int_equal(store_do_upsert_node(f->s, &p, &n, "spot", 1800000, 1000), ERR_OK);
     /* a later sighting at another price keeps the first one */
-    assert_int_equal(store_do_upsert_node(f->db, &p, &n, "spot", 1700000, 2000), ERR_OK);
-    assert_int_equal(store_do_mark_vanished(f->db, "c1", &listed, 2000, &pg, &ng), ERR_OK);
+    assert_int_equal(store_do_upsert_node(f->s, &p, &n, "spot", 1700000, 2000), ERR_OK);
+    assert_int_equal(store_do_mark_vanished(f->s, "c1", &listed, 2000, &pg, &ng), ERR_OK);
     assert_int_equal(pg + ng, 0);
-    assert_int_equal(store_do_mark_vanished(f->db, "c1", &none, 3000, &pg, &ng), ERR_OK);
+    assert_int_equal(store_do_mark_vanished(f->s, "c1", &none, 3000, &pg, &ng), ERR_OK);
     assert_int_equal(pg, 1);
     assert_int_equal(ng, 1);
     /* listed again (a glitch): the reclaim is withdrawn, the deletion cleared */
-    assert_int_equal(store_do_upsert_pool(f->db, "c1", &p, "spot", "slug", 1800000, 4000), ERR_OK);
-    assert_int_equal(store_commit(f->db), ERR_OK);
+    assert_int_equal(store_do_upsert_pool(f->s, "c1", &p, "spot", "slug", 1800000, 4000), ERR_OK);
+    assert_int_equal(store_commit(f->s), ERR_OK);
     struct reconcile_input in;
-    assert_int_equal(store_do_reconcile_input(f->db, "1970-01", "c1", &in), ERR_OK);
+    assert_int_equal(store_do_reconcile_input(f->s, "1970-01", "c1", &in), ERR_OK);
     assert_int_equal(in.n_nodes, 1);
     assert_int_equal(in.nodes[0].price_hourly, 1800000);
     assert_int_equal(in.nodes[0].start, 1000);
@@ -118,25 +96,25 @@ static void test_node_price_locked_and_reclaim_withdrawn(void **state) {
  * 1700000 µ$/h (v1: the pool's 1800000). node-e, created at t 500 before any
  * recorded price, keeps the pool's 1800000. */
 static void test_reconcile_node_price_in_force(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct do_size z = size_x_spot();
     struct do_pool p = {.id = S("pool-1"), .name = S("spot"), .size = S("gpu-x-spot"), .count = 0};
-    assert_int_equal(store_begin(f->db), ERR_OK);
-    assert_int_equal(store_do_upsert_size(f->db, &z, 1000, NULL), ERR_OK);
-    assert_int_equal(store_do_upsert_pool(f->db, "c1", &p, "spot", "slug", 1800000, 1000), ERR_OK);
+    assert_int_equal(store_begin(f->s), ERR_OK);
+    assert_int_equal(store_do_upsert_size(f->s, &z, 1000, NULL), ERR_OK);
+    assert_int_equal(store_do_upsert_pool(f->s, "c1", &p, "spot", "slug", 1800000, 1000), ERR_OK);
     z.price_hourly = 1700000;
-    assert_int_equal(store_do_upsert_size(f->db, &z, 1500, NULL), ERR_OK);
-    assert_int_equal(store_commit(f->db), ERR_OK);
+    assert_int_equal(store_do_upsert_size(f->s, &z, 1500, NULL), ERR_OK);
+    assert_int_equal(store_commit(f->s), ERR_OK);
     char *err = NULL;
     assert_int_equal(
-        sqlite3_exec(store_db(f->db),
+        sqlite3_exec(store_db(f->s),
                      "INSERT INTO nodes(name, pool_id, created_at, ready_at, k8s_deleted_at,"
                      " first_seen, last_seen) VALUES ('node-k', 'pool-1', 2000, 2010, 2100, 2000,"
                      " 2100), ('node-e', 'pool-1', 500, 510, 600, 500, 600)",
                      NULL, NULL, &err),
         SQLITE_OK);
     struct reconcile_input in;
-    assert_int_equal(store_do_reconcile_input(f->db, "1970-01", "c1", &in), ERR_OK);
+    assert_int_equal(store_do_reconcile_input(f->s, "1970-01", "c1", &in), ERR_OK);
     assert_int_equal(in.n_nodes, 2);
     assert_string_equal(in.nodes[0].name, "node-e");
     assert_int_equal(in.nodes[0].price_hourly, 1800000);
@@ -146,24 +124,24 @@ static void test_reconcile_node_price_in_force(void **state) {
 }
 
 static void test_billing_dedupe(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct do_billing_entry b = {
         .date = 5, .type = S("Payment"), .description = S("x"), .amount = -100};
     struct do_balance bal = {.month_to_date_balance = 1,
                              .account_balance = 2,
                              .month_to_date_usage = 3,
                              .generated_at = 10};
-    assert_int_equal(store_begin(f->db), ERR_OK);
-    assert_int_equal(store_do_add_billing_entry(f->db, &b), ERR_OK);
-    assert_int_equal(store_do_add_billing_entry(f->db, &b), ERR_OK);
-    assert_int_equal(store_do_add_balance(f->db, &bal, 100), ERR_OK);
-    assert_int_equal(store_do_add_balance(f->db, &bal, 200), ERR_OK); /* same snapshot */
+    assert_int_equal(store_begin(f->s), ERR_OK);
+    assert_int_equal(store_do_add_billing_entry(f->s, &b), ERR_OK);
+    assert_int_equal(store_do_add_billing_entry(f->s, &b), ERR_OK);
+    assert_int_equal(store_do_add_balance(f->s, &bal, 100), ERR_OK);
+    assert_int_equal(store_do_add_balance(f->s, &bal, 200), ERR_OK); /* same snapshot */
     bal.month_to_date_usage = 4;
-    assert_int_equal(store_do_add_balance(f->db, &bal, 300), ERR_OK);
-    assert_int_equal(store_commit(f->db), ERR_OK);
+    assert_int_equal(store_do_add_balance(f->s, &bal, 300), ERR_OK);
+    assert_int_equal(store_commit(f->s), ERR_OK);
     /* counted through the reconcile-independent route: a raw read */
     sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_open_v2(f->db.path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     sqlite3_stmt *st;
     sqlite3_prepare_v2(db,
                        "SELECT (SELECT COUNT(*) FROM billing_history), (SELECT COUNT(*) FROM "
@@ -263,7 +241,7 @@ static void test_reconcile_worked_example(void **state) {
  * price of its own: the reconciliation loader prices it at its pool's rate, as
  * the cost engine does, instead of counting it unpriced (regression). */
 static void test_reconcile_node_priced_by_pool(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t ps, pe;
     reconcile_period_bounds("2026-11", &ps, &pe);
     char sql[1024];
@@ -275,9 +253,9 @@ static void test_reconcile_node_priced_by_pool(void **state) {
              "INSERT INTO nodes(name, k8s_uid, pool_id, ready_at, k8s_deleted_at, first_seen, "
              " last_seen) VALUES ('k8s-only','u1','pf',%lld,%lld,1,1);",
              (long long)(ps + 3600), (long long)(ps + 3600 + 1800));
-    assert_int_equal(sqlite3_exec(store_db(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(store_db(f->s), sql, NULL, NULL, NULL), SQLITE_OK);
     struct reconcile_result r;
-    assert_int_equal(store_do_reconcile(f->db, "2026-11", "c1", pe, &r), ERR_OK);
+    assert_int_equal(store_do_reconcile(f->s, "2026-11", "c1", pe, &r), ERR_OK);
     assert_int_equal(r.lines[0].unpriced_nodes, 0);
     assert_int_equal(r.lines[0].node_seconds, 1800);
     assert_int_equal(r.lines[0].estimated, 1800000); /* 1800 s x $3.60/h */
@@ -307,22 +285,22 @@ static void test_reconcile_min_charge(void **state) {
  * with an invoice; it says so exactly when store_do_reconcile's has_invoice
  * would (the preview counts). */
 static void test_has_invoice(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     bool has = true;
-    assert_int_equal(store_do_has_invoice(f->db, "2026-11", &has), ERR_OK);
+    assert_int_equal(store_do_has_invoice(f->s, "2026-11", &has), ERR_OK);
     assert_false(has);
     struct do_invoice inv = {
         .uuid = S("inv-1"), .period = S("2026-11"), .amount = 100, .preview = true};
-    assert_int_equal(store_do_upsert_invoice(f->db, &inv, 10), ERR_OK);
-    assert_int_equal(store_do_has_invoice(f->db, "2026-11", &has), ERR_OK);
+    assert_int_equal(store_do_upsert_invoice(f->s, &inv, 10), ERR_OK);
+    assert_int_equal(store_do_has_invoice(f->s, "2026-11", &has), ERR_OK);
     assert_true(has);
-    assert_int_equal(store_do_has_invoice(f->db, "2026-10", &has), ERR_OK);
+    assert_int_equal(store_do_has_invoice(f->s, "2026-10", &has), ERR_OK);
     assert_false(has);
     struct reconcile_result r;
-    assert_int_equal(store_do_reconcile(f->db, "2026-11", NULL, 20, &r), ERR_OK);
+    assert_int_equal(store_do_reconcile(f->s, "2026-11", NULL, 20, &r), ERR_OK);
     assert_true(r.has_invoice);
     reconcile_result_release(&r);
-    assert_int_equal(store_do_reconcile(f->db, "2026-10", NULL, 20, &r), ERR_OK);
+    assert_int_equal(store_do_reconcile(f->s, "2026-10", NULL, 20, &r), ERR_OK);
     assert_false(r.has_invoice);
     reconcile_result_release(&r);
 }
@@ -336,10 +314,10 @@ static void test_has_invoice(void **state) {
  *   total:    64.80 + 86.40 + 1.71                                 = 152.91, 4 points
  *   unmatched: a Droplet outside the cluster (1 point); 10-31 is outside the period. */
 static void test_reconcile_insights(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     assert_int_equal(
         sqlite3_exec(
-            store_db(f->db),
+            store_db(f->s),
             "INSERT INTO clusters(id, name, region, version, first_seen, last_seen) VALUES ('c1', "
             "'lab', 'tor1', '1.33', 1, 1);"
             "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, capacity_basis,"
@@ -364,12 +342,12 @@ static void test_reconcile_insights(void **state) {
         {ps + 2 * D, 860000, S("DROP"), S("nyc3"), S("droplet name (c-2-4GiB)"), S("")},
         {ps - D, 99000000, S("K8S"), S("tor1"), S("gpu-spot nodes (gpu-x-spot)"), S("lab")},
     };
-    assert_int_equal(store_begin(f->db), ERR_OK);
+    assert_int_equal(store_begin(f->s), ERR_OK);
     for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
-        assert_int_equal(store_insights_put(f->db, &pts[i], ps + 3 * D), ERR_OK);
-    assert_int_equal(store_commit(f->db), ERR_OK);
+        assert_int_equal(store_insights_put(f->s, &pts[i], ps + 3 * D), ERR_OK);
+    assert_int_equal(store_commit(f->s), ERR_OK);
     struct reconcile_result r;
-    assert_int_equal(store_do_reconcile(f->db, "2026-11", "c1", ps + 3 * D, &r), ERR_OK);
+    assert_int_equal(store_do_reconcile(f->s, "2026-11", "c1", ps + 3 * D, &r), ERR_OK);
     int64_t spot = -1, fb = -1, cluster = -1, total = -1;
     int spot_n = 0, fb_n = 0, cluster_n = 0, total_n = 0;
     for (size_t i = 0; i < r.n_lines; i++) {
@@ -399,17 +377,21 @@ static void test_reconcile_insights(void **state) {
 int main(void) {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_price_history_only_on_change, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_node_price_locked_and_reclaim_withdrawn, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_billing_dedupe, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reconcile_node_price_in_force, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_price_history_only_on_change, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_node_price_locked_and_reclaim_withdrawn,
+                                        testdb_fx_setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_billing_dedupe, testdb_fx_setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_reconcile_node_price_in_force, testdb_fx_setup,
+                                        testdb_fx_teardown),
         cmocka_unit_test(test_node_seconds_rule),
         cmocka_unit_test(test_reconcile_worked_example),
         cmocka_unit_test(test_reconcile_min_charge),
-        cmocka_unit_test_setup_teardown(test_reconcile_node_priced_by_pool, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_reconcile_insights, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_has_invoice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reconcile_node_priced_by_pool, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_reconcile_insights, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_has_invoice, testdb_fx_setup, testdb_fx_teardown),
     };
     return cmocka_run_group_tests_name("store_do", tests, NULL, NULL);
 }

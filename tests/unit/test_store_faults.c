@@ -495,10 +495,7 @@ static const struct fault_case CASES[] = {
 
 /* A copy of the template database (closed, so fully checkpointed) in a new directory. */
 static void copy_db(const struct testdb *from, struct testdb *to) {
-    memset(to, 0, sizeof *to);
-    snprintf(to->dir, sizeof to->dir, "/tmp/spotledger-testdb-XXXXXX");
-    assert_non_null(mkdtemp(to->dir));
-    snprintf(to->path, sizeof to->path, "%s/t.db", to->dir);
+    testdb_mkdir(to);
     FILE *in = fopen(from->path, "rb"), *out = fopen(to->path, "wb");
     assert_non_null(in);
     assert_non_null(out);

@@ -21,31 +21,13 @@
 #include "store/store_cost.h"
 #include "engine/cost.h"
 #include "base/timeutil.h"
-#include "tmpdb.h"
+#include "testdb.h"
 
-struct fx {
-    char path[64];
-    struct store *s;
-    sqlite3 *ro; /* a second connection, as a reader would see the rows */
-};
-
+/* The store as the writer, and a second connection (ro) to see the rows as a reader would. */
 static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->path, sizeof f->path, "/tmp/test_store_k8s_XXXXXX");
-    if (tmpdb_open(f->path, &f->s) != 0)
-        return -1;
-    if (sqlite3_open_v2(f->path, &f->ro, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    struct fx *f = *state;
-    sqlite3_close(f->ro);
-    store_free(f->s);
-    tmpdb_unlink(f->path);
-    free(f);
+    testdb_fx_setup(state);
+    struct testdb_fx *f = *state;
+    assert_int_equal(sqlite3_open_v2(f->db.path, &f->ro, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     return 0;
 }
 
@@ -76,30 +58,6 @@ static void load_watch(struct store *s, const char *dir, const char *name, int64
         k8s_watch_event_release(&ev);
     }
     free(body);
-}
-
-static int64_t q_int(sqlite3 *db, const char *sql, const char *arg) {
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    if (arg)
-        sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
-    int64_t v = -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-static char *q_text(sqlite3 *db, const char *sql, const char *arg) {
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-    if (arg)
-        sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
-    char *v = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        v = strdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return v;
 }
 
 /* Every k8s row, every column but last_seen: equal dumps = nothing changed. */
@@ -136,85 +94,90 @@ static void load_own(struct store *s, int64_t date) {
 /* --- own fixtures ------------------------------------------------------------ */
 
 static void test_own_rows(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t date = ts("2026-03-02T11:00:00Z");
     load_own(f->s, date);
     sqlite3 *db = f->ro;
     /* train-1: one task; sweep: one task per completion index */
-    assert_int_equal(q_int(db, "SELECT count(*) FROM tasks", NULL), 3);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM attempts", NULL), 4);
-    char *s = q_text(db,
-                     "SELECT outcome || ',' || outcome_reason || ',' || configuration || ',' "
-                     "|| experiment FROM tasks WHERE uid = ?",
-                     "j-0001");
+    assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM tasks", NULL), 3);
+    assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM attempts", NULL), 4);
+    char *s =
+        testdb_q_text(db,
+                      "SELECT outcome || ',' || outcome_reason || ',' || configuration || ',' "
+                      "|| experiment FROM tasks WHERE uid = ?",
+                      "j-0001");
     assert_string_equal(s, "succeeded,CompletionsReached,fallback,exp-1");
     free(s);
-    assert_int_equal(q_int(db, "SELECT completed_at FROM tasks WHERE uid = ?", "j-0001"),
+    assert_int_equal(testdb_q_int(db, "SELECT completed_at FROM tasks WHERE uid = ?", "j-0001"),
                      ts("2026-03-02T10:50:00Z"));
-    assert_int_equal(q_int(db, "SELECT ttl_after_finished FROM tasks WHERE uid = ?", "j-0001"),
-                     600);
-    s = q_text(db, "SELECT spec_json FROM tasks WHERE uid = ?", "j-0001");
+    assert_int_equal(
+        testdb_q_int(db, "SELECT ttl_after_finished FROM tasks WHERE uid = ?", "j-0001"), 600);
+    s = testdb_q_text(db, "SELECT spec_json FROM tasks WHERE uid = ?", "j-0001");
     assert_non_null(strstr(s, "\"ignoreAdvice\":\"checkpoint\""));
     free(s);
     /* Indexed: index 0 succeeded at its pod's finish, index 1 still running */
-    s = q_text(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/0");
+    s = testdb_q_text(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/0");
     assert_string_equal(s, "succeeded");
     free(s);
-    assert_int_equal(q_int(db, "SELECT completed_at FROM tasks WHERE uid = ?", "j-0002/0"),
+    assert_int_equal(testdb_q_int(db, "SELECT completed_at FROM tasks WHERE uid = ?", "j-0002/0"),
                      ts("2026-03-02T10:16:20Z"));
-    s = q_text(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/1");
+    s = testdb_q_text(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/1");
     assert_string_equal(s, "running");
     free(s);
     assert_int_equal(
-        q_int(db, "SELECT pfp_ignores_disruption FROM tasks WHERE uid = ?", "j-0002/1"), 1);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM attempts WHERE task_uid = ?", "j-0002/1"), 1);
+        testdb_q_int(db, "SELECT pfp_ignores_disruption FROM tasks WHERE uid = ?", "j-0002/1"), 1);
+    assert_int_equal(
+        testdb_q_int(db, "SELECT count(*) FROM attempts WHERE task_uid = ?", "j-0002/1"), 1);
     /* attempts */
-    s = q_text(db,
-               "SELECT task_uid || ',' || node_name || ',' || pool_id || ',' || gpu_request "
-               "|| ',' || cpu_request_milli || ',' || phase || ',' || reason || ',' || "
-               "exit_code || ',' || disruption_reason || ',' || report_status FROM attempts "
-               "WHERE uid = ?",
-               "p-0001");
+    s = testdb_q_text(db,
+                      "SELECT task_uid || ',' || node_name || ',' || pool_id || ',' || gpu_request "
+                      "|| ',' || cpu_request_milli || ',' || phase || ',' || reason || ',' || "
+                      "exit_code || ',' || disruption_reason || ',' || report_status FROM attempts "
+                      "WHERE uid = ?",
+                      "p-0001");
     assert_string_equal(s, "j-0001,gpu-spot-a,spot-id-1,1,2000,Failed,Terminated,143,"
                            "TerminationByKubelet,bad");
     free(s);
-    assert_int_equal(q_int(db, "SELECT delete_requested_at FROM attempts WHERE uid = ?", "p-0001"),
-                     ts("2026-03-02T10:20:00Z"));
+    assert_int_equal(
+        testdb_q_int(db, "SELECT delete_requested_at FROM attempts WHERE uid = ?", "p-0001"),
+        ts("2026-03-02T10:20:00Z"));
     /* NodeNotReady of its node (10:19:00) inside [scheduled, finished] */
-    assert_int_equal(q_int(db, "SELECT not_ready_at FROM attempts WHERE uid = ?", "p-0001"),
+    assert_int_equal(testdb_q_int(db, "SELECT not_ready_at FROM attempts WHERE uid = ?", "p-0001"),
                      ts("2026-03-02T10:19:00Z"));
     /* p-0003 ran on the same node but finished before it went NotReady */
-    assert_int_equal(q_int(db, "SELECT not_ready_at FROM attempts WHERE uid = ?", "p-0003"), -1);
-    s = q_text(db,
-               "SELECT report_status || ',' || report_work_seconds || ',' || "
-               "report_restore_seconds || ',' || report_checkpoint_seconds FROM attempts "
-               "WHERE uid = ?",
-               "p-0002");
+    assert_int_equal(testdb_q_int(db, "SELECT not_ready_at FROM attempts WHERE uid = ?", "p-0003"),
+                     -1);
+    s = testdb_q_text(db,
+                      "SELECT report_status || ',' || report_work_seconds || ',' || "
+                      "report_restore_seconds || ',' || report_checkpoint_seconds FROM attempts "
+                      "WHERE uid = ?",
+                      "p-0002");
     assert_string_equal(s, "ok,1500,90,12");
     free(s);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM attempts WHERE report_status = 'bad'", NULL),
-                     2);
+    assert_int_equal(
+        testdb_q_int(db, "SELECT count(*) FROM attempts WHERE report_status = 'bad'", NULL), 2);
     /* nodes */
-    s = q_text(db,
-               "SELECT pool_id || ',' || droplet_id || ',' || gpu_allocatable || ',' || "
-               "cpu_allocatable_milli || ',' || ready_at FROM nodes WHERE name = ?",
-               "gpu-spot-a");
+    s = testdb_q_text(db,
+                      "SELECT pool_id || ',' || droplet_id || ',' || gpu_allocatable || ',' || "
+                      "cpu_allocatable_milli || ',' || ready_at FROM nodes WHERE name = ?",
+                      "gpu-spot-a");
     char want[128];
     snprintf(want, sizeof want, "spot-id-1,9001,1,7800,%lld",
              (long long)ts("2026-03-02T10:02:00Z"));
     assert_string_equal(s, want);
     free(s);
-    assert_int_equal(q_int(db, "SELECT not_ready_at FROM nodes WHERE name = ?", "gpu-spot-a"),
-                     ts("2026-03-02T10:19:00Z"));
-    assert_int_equal(q_int(db, "SELECT cordoned_at FROM nodes WHERE name = ?", "gpu-od-b"),
+    assert_int_equal(
+        testdb_q_int(db, "SELECT not_ready_at FROM nodes WHERE name = ?", "gpu-spot-a"),
+        ts("2026-03-02T10:19:00Z"));
+    assert_int_equal(testdb_q_int(db, "SELECT cordoned_at FROM nodes WHERE name = ?", "gpu-od-b"),
                      ts("2026-03-02T10:40:00Z"));
     /* events: the Job event is not reclaim-relevant */
-    assert_int_equal(q_int(db, "SELECT count(*) FROM events", NULL), 4);
-    assert_int_equal(q_int(db, "SELECT count FROM events WHERE uid = ?", "e-0005"), 3);
+    assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM events", NULL), 4);
+    assert_int_equal(testdb_q_int(db, "SELECT count FROM events WHERE uid = ?", "e-0005"), 3);
 }
 
 static void test_idempotent(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t date = ts("2026-03-02T11:00:00Z");
     load_own(f->s, date);
     char *a = dump(f->ro);
@@ -225,14 +188,14 @@ static void test_idempotent(void **state) {
     free(b);
     /* a second writer instance on the same file (a restarted process) */
     struct store *s2 = NULL;
-    assert_int_equal(store_open(f->path, STORE_WRITER, &s2, NULL), ERR_OK);
+    assert_int_equal(store_open(f->db.path, STORE_WRITER, &s2, NULL), ERR_OK);
     load_own(s2, date + 180);
     store_free(s2);
     b = dump(f->ro);
     assert_string_equal(a, b);
     free(a);
     free(b);
-    assert_int_equal(q_int(f->ro, "SELECT count(*) FROM attempts", NULL), 4);
+    assert_int_equal(testdb_q_int(f->ro, "SELECT count(*) FROM attempts", NULL), 4);
 }
 
 static void put_json(struct store *s, const char *json, enum k8s_kind kind, int64_t deleted_at,
@@ -255,7 +218,7 @@ static void put_pod_json(struct store *s, const char *json, int64_t deleted_at, 
     "\"spec\":{\"nodeName\":\"n1\"},\"status\":%s}"
 
 static void test_older_never_erases(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     char newer[2048], older[2048], deleted[2048];
     snprintf(
         newer, sizeof newer, POD_HEAD, "",
@@ -281,25 +244,29 @@ static void test_older_never_erases(void **state) {
     put_pod_json(f->s, older, ts("2026-03-02T11:00:00Z"), 400);
     put_pod_json(f->s, older, ts("2026-03-02T10:35:00Z"), 500);
     sqlite3 *db = f->ro;
-    char *s = q_text(db,
-                     "SELECT phase || ',' || reason || ',' || exit_code || ',' || "
-                     "disruption_reason || ',' || report_status || ',' || report_work_seconds "
-                     "|| ',' || node_name FROM attempts WHERE uid = 'px'",
-                     NULL);
+    char *s =
+        testdb_q_text(db,
+                      "SELECT phase || ',' || reason || ',' || exit_code || ',' || "
+                      "disruption_reason || ',' || report_status || ',' || report_work_seconds "
+                      "|| ',' || node_name FROM attempts WHERE uid = 'px'",
+                      NULL);
     assert_string_equal(s, "Failed,Evicted,137,EvictionByEvictionAPI,ok,100,n1");
     free(s);
-    assert_int_equal(q_int(db, "SELECT finished_at FROM attempts WHERE uid = 'px'", NULL),
+    assert_int_equal(testdb_q_int(db, "SELECT finished_at FROM attempts WHERE uid = 'px'", NULL),
                      ts("2026-03-02T10:31:00Z"));
-    assert_int_equal(q_int(db, "SELECT started_at FROM attempts WHERE uid = 'px'", NULL),
+    assert_int_equal(testdb_q_int(db, "SELECT started_at FROM attempts WHERE uid = 'px'", NULL),
                      ts("2026-03-02T10:01:00Z"));
-    assert_int_equal(q_int(db, "SELECT deleted_at FROM attempts WHERE uid = 'px'", NULL),
+    assert_int_equal(testdb_q_int(db, "SELECT deleted_at FROM attempts WHERE uid = 'px'", NULL),
                      ts("2026-03-02T10:35:00Z"));
-    assert_int_equal(q_int(db, "SELECT delete_requested_at FROM attempts WHERE uid = 'px'", NULL),
-                     ts("2026-03-02T10:35:00Z"));
-    assert_int_equal(q_int(db, "SELECT first_seen FROM attempts WHERE uid = 'px'", NULL), 100);
-    assert_int_equal(q_int(db, "SELECT last_seen FROM attempts WHERE uid = 'px'", NULL), 500);
+    assert_int_equal(
+        testdb_q_int(db, "SELECT delete_requested_at FROM attempts WHERE uid = 'px'", NULL),
+        ts("2026-03-02T10:35:00Z"));
+    assert_int_equal(testdb_q_int(db, "SELECT first_seen FROM attempts WHERE uid = 'px'", NULL),
+                     100);
+    assert_int_equal(testdb_q_int(db, "SELECT last_seen FROM attempts WHERE uid = 'px'", NULL),
+                     500);
     /* the unknown job got a placeholder task, never a second one */
-    assert_int_equal(q_int(db, "SELECT count(*) FROM tasks WHERE job_uid = 'jx'", NULL), 1);
+    assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM tasks WHERE job_uid = 'jx'", NULL), 1);
 
     /* a task outcome, once terminal, stays; the job's deletion keeps its rows */
     const char *done = "{\"metadata\":{\"uid\":\"jx\",\"name\":\"j\",\"namespace\":\"ml\"},"
@@ -317,20 +284,21 @@ static void test_older_never_erases(void **state) {
     assert_int_equal(store_k8s_put(f->s, &o, ts("2026-03-02T12:00:00Z"), 700), ERR_OK);
     assert_int_equal(store_commit(f->s), ERR_OK);
     k8s_object_release(&o);
-    s = q_text(db,
-               "SELECT outcome || ',' || outcome_reason || ',' || backoff_limit || ',' || "
-               "completed_at || ',' || deleted_at FROM tasks WHERE uid = 'jx'",
-               NULL);
+    s = testdb_q_text(db,
+                      "SELECT outcome || ',' || outcome_reason || ',' || backoff_limit || ',' || "
+                      "completed_at || ',' || deleted_at FROM tasks WHERE uid = 'jx'",
+                      NULL);
     char want[128];
     snprintf(want, sizeof want, "failed,DeadlineExceeded,4,%lld,%lld",
              (long long)ts("2026-03-02T10:50:00Z"), (long long)ts("2026-03-02T12:00:00Z"));
     assert_string_equal(s, want);
     free(s);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM attempts WHERE task_uid = 'jx'", NULL), 1);
+    assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM attempts WHERE task_uid = 'jx'", NULL),
+                     1);
 }
 
 static void test_vanished_and_watch_state(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     int64_t date = ts("2026-03-02T11:00:00Z");
     load_own(f->s, date);
     struct store *s = f->s;
@@ -353,15 +321,18 @@ static void test_vanished_and_watch_state(void **state) {
     assert_int_equal(store_k8s_mark_vanished(s, K8S_JOB, NULL, date + 20, &n), ERR_OK);
     assert_int_equal(n, 3);
     assert_int_equal(store_commit(s), ERR_OK);
-    assert_int_equal(q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'p-0004'", NULL),
-                     date + 10);
-    assert_int_equal(q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'p-0001'", NULL),
-                     date + 10);
     assert_int_equal(
-        q_int(f->ro, "SELECT k8s_deleted_at FROM nodes WHERE name = 'gpu-spot-a'", NULL),
+        testdb_q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'p-0004'", NULL),
         date + 10);
-    assert_int_equal(q_int(f->ro, "SELECT count(*) FROM tasks WHERE deleted_at IS NULL", NULL), 0);
-    assert_int_equal(q_int(f->ro, "SELECT count(*) FROM attempts", NULL), 4);
+    assert_int_equal(
+        testdb_q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'p-0001'", NULL),
+        date + 10);
+    assert_int_equal(
+        testdb_q_int(f->ro, "SELECT k8s_deleted_at FROM nodes WHERE name = 'gpu-spot-a'", NULL),
+        date + 10);
+    assert_int_equal(
+        testdb_q_int(f->ro, "SELECT count(*) FROM tasks WHERE deleted_at IS NULL", NULL), 0);
+    assert_int_equal(testdb_q_int(f->ro, "SELECT count(*) FROM attempts", NULL), 4);
 
     char rv[K8S_RV_MAX];
     assert_int_equal(store_k8s_watch_get(s, "pods", rv, sizeof rv), ERR_NOTFOUND);
@@ -447,7 +418,7 @@ static void load_scenario(struct store *s, const char *dir, int64_t date) {
 }
 
 static void test_shared_scenario_expected(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     char dir[1024];
     if (!fx_shared_k8s(dir, sizeof dir))
         return;
@@ -485,23 +456,24 @@ static void test_shared_scenario_expected(void **state) {
     /* pools: spot, then on-demand (A1's node was never seen as a Node object) */
     assert_string_equal(a[1].pool, "6a1f0c2e-3b7d-4c55-9e8a-1d2f3a4b5c6d");
     assert_true(strcmp(a[2].pool, a[1].pool) != 0 && a[2].pool[0]);
-    char *s = q_text(db, "SELECT outcome || ',' || outcome_reason FROM tasks WHERE name = ?",
-                     "transcode-7f3a");
+    char *s = testdb_q_text(db, "SELECT outcome || ',' || outcome_reason FROM tasks WHERE name = ?",
+                            "transcode-7f3a");
     assert_string_equal(s, "succeeded,CompletionsReached");
     free(s);
+    assert_int_equal(testdb_q_int(db, "SELECT completed_at - started_at FROM tasks WHERE name = ?",
+                                  "transcode-7f3a"),
+                     1095);
     assert_int_equal(
-        q_int(db, "SELECT completed_at - started_at FROM tasks WHERE name = ?", "transcode-7f3a"),
-        1095);
-    assert_int_equal(q_int(db, "SELECT completed_at FROM tasks WHERE name = ?", "transcode-7f3a"),
-                     ts("2025-11-04T09:18:15Z"));
+        testdb_q_int(db, "SELECT completed_at FROM tasks WHERE name = ?", "transcode-7f3a"),
+        ts("2025-11-04T09:18:15Z"));
 
     /* Job B: one attempt, 90 s, succeeded, 98 s wall clock */
     assert_int_equal(attempts_of(db, "thumbnail-91c2", a, 8), 1);
     assert_true(a[0].succeeded && !a[0].interrupted);
     assert_int_equal(a[0].end - a[0].started, 90);
-    assert_int_equal(
-        q_int(db, "SELECT completed_at - started_at FROM tasks WHERE name = ?", "thumbnail-91c2"),
-        98);
+    assert_int_equal(testdb_q_int(db, "SELECT completed_at - started_at FROM tasks WHERE name = ?",
+                                  "thumbnail-91c2"),
+                     98);
 
     /* Job C: two app failures, then an interruption; failed BackoffLimitExceeded */
     assert_int_equal(attempts_of(db, "ingest-5d0e", a, 8), 3);
@@ -516,29 +488,32 @@ static void test_shared_scenario_expected(void **state) {
     assert_int_equal(a[2].lost, ts("2025-11-04T09:17:21Z"));
     assert_int_equal(a[1].started - a[0].end, 17);
     assert_int_equal(a[2].started - a[1].end, 30);
-    s = q_text(db,
-               "SELECT outcome || ',' || outcome_reason || ',' || completed_at FROM tasks "
-               "WHERE name = ?",
-               "ingest-5d0e");
+    s = testdb_q_text(db,
+                      "SELECT outcome || ',' || outcome_reason || ',' || completed_at FROM tasks "
+                      "WHERE name = ?",
+                      "ingest-5d0e");
     char want[64];
     snprintf(want, sizeof want, "failed,BackoffLimitExceeded,%lld",
              (long long)ts("2025-11-04T09:17:22Z"));
     assert_string_equal(s, want);
     free(s);
-    assert_int_equal(q_int(db, "SELECT backoff_limit FROM tasks WHERE name = ?", "ingest-5d0e"), 2);
+    assert_int_equal(
+        testdb_q_int(db, "SELECT backoff_limit FROM tasks WHERE name = ?", "ingest-5d0e"), 2);
 
     /* reclaim timeline evidence: S1's deletion from its events, S2's NotReady */
     assert_int_equal(
-        q_int(db, "SELECT k8s_deleted_at FROM nodes WHERE name = ?", "spot-pool-k3v9a"),
+        testdb_q_int(db, "SELECT k8s_deleted_at FROM nodes WHERE name = ?", "spot-pool-k3v9a"),
         ts("2025-11-04T09:03:12Z"));
-    assert_int_equal(q_int(db, "SELECT not_ready_at FROM nodes WHERE name = ?", "spot-pool-k3v9f"),
-                     ts("2025-11-04T09:09:41Z"));
-    assert_int_equal(q_int(db, "SELECT ready_at FROM nodes WHERE name = ?", "spot-pool-k3wb2"),
-                     ts("2025-11-04T09:16:52Z"));
-    assert_true(q_int(db,
-                      "SELECT count(*) FROM events WHERE reason IN ('TaintManagerEviction', "
-                      "'DeletingNode', 'RemovingNode', 'NodeNotReady')",
-                      NULL) >= 7);
+    assert_int_equal(
+        testdb_q_int(db, "SELECT not_ready_at FROM nodes WHERE name = ?", "spot-pool-k3v9f"),
+        ts("2025-11-04T09:09:41Z"));
+    assert_int_equal(
+        testdb_q_int(db, "SELECT ready_at FROM nodes WHERE name = ?", "spot-pool-k3wb2"),
+        ts("2025-11-04T09:16:52Z"));
+    assert_true(testdb_q_int(db,
+                             "SELECT count(*) FROM events WHERE reason IN ('TaintManagerEviction', "
+                             "'DeletingNode', 'RemovingNode', 'NodeNotReady')",
+                             NULL) >= 7);
 }
 
 /* ---- cost model v2 (docs/cost-model.md), issue 16 ------------------------------ */
@@ -549,7 +524,7 @@ static void test_shared_scenario_expected(void **state) {
  * time). It holds 10:00:05 -> 10:16:36 = 991 s; v1 ended it at its
  * deletionTimestamp: 10:00:05 -> 10:15:30 = 925 s. */
 static void test_v2_removal_not_request(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     char pod[2048];
     snprintf(
         pod, sizeof pod, POD_HEAD,
@@ -559,10 +534,10 @@ static void test_v2_removal_not_request(void **state) {
         "[{\"name\":\"m\",\"state\":{\"running\":{\"startedAt\":\"2026-03-02T10:01:00Z\"}}}]}");
     put_pod_json(f->s, pod, 0, ts("2026-03-02T10:15:00Z"));
     put_pod_json(f->s, pod, ts("2026-03-02T10:16:36Z"), ts("2026-03-02T10:16:36Z"));
-    assert_int_equal(q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'px'", NULL),
+    assert_int_equal(testdb_q_int(f->ro, "SELECT deleted_at FROM attempts WHERE uid = 'px'", NULL),
                      ts("2026-03-02T10:16:36Z"));
     assert_int_equal(
-        q_int(f->ro, "SELECT delete_requested_at FROM attempts WHERE uid = 'px'", NULL),
+        testdb_q_int(f->ro, "SELECT delete_requested_at FROM attempts WHERE uid = 'px'", NULL),
         ts("2026-03-02T10:15:00Z"));
     struct store_cost_data *d = NULL;
     assert_int_equal(store_cost_load_task(f->s, "jx", NULL, &d), ERR_OK);
@@ -599,7 +574,7 @@ static void test_v2_removal_not_request(void **state) {
  * estimate: 09:50:00). A second succeeded pod of index 0 finishing 10:45:00
  * does not move it (the first to finish wins). */
 static void test_v2_index_completion_time(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     const char *job = "{\"metadata\":{\"uid\":\"jq\",\"name\":\"q\",\"namespace\":\"ml\","
                       "\"creationTimestamp\":\"2026-03-02T10:00:00Z\"},\"spec\":{\"completions\":2,"
                       "\"completionMode\":\"Indexed\"},\"status\":{\"completedIndexes\":\"0\"}}";
@@ -608,29 +583,30 @@ static void test_v2_index_completion_time(void **state) {
     snprintf(pod, sizeof pod, POD_FMT, "q0a", "q0a", "30");
     put_json(f->s, pod, K8S_POD, 0, ts("2026-03-02T10:40:00Z"));
     put_json(f->s, job, K8S_JOB, 0, ts("2026-03-02T10:41:00Z"));
-    assert_int_equal(q_int(f->ro, "SELECT completed_at FROM tasks WHERE uid = 'jq/0'", NULL),
+    assert_int_equal(testdb_q_int(f->ro, "SELECT completed_at FROM tasks WHERE uid = 'jq/0'", NULL),
                      ts("2026-03-02T10:30:00Z"));
     snprintf(pod, sizeof pod, POD_FMT, "q0b", "q0b", "45");
     put_json(f->s, pod, K8S_POD, 0, ts("2026-03-02T10:50:00Z"));
     put_json(f->s, job, K8S_JOB, 0, ts("2026-03-02T10:51:00Z"));
-    assert_int_equal(q_int(f->ro, "SELECT completed_at FROM tasks WHERE uid = 'jq/0'", NULL),
+    assert_int_equal(testdb_q_int(f->ro, "SELECT completed_at FROM tasks WHERE uid = 'jq/0'", NULL),
                      ts("2026-03-02T10:30:00Z"));
 }
 
 /* Decision 2: a non-Indexed Job with completions 3 is stored with its N. */
 static void test_v2_completions_stored(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     put_json(f->s,
              "{\"metadata\":{\"uid\":\"jn\",\"name\":\"n\",\"namespace\":\"ml\"},"
              "\"spec\":{\"completions\":3},\"status\":{}}",
              K8S_JOB, 0, 100);
-    assert_int_equal(q_int(f->ro, "SELECT completions FROM tasks WHERE uid = 'jn'", NULL), 3);
+    assert_int_equal(testdb_q_int(f->ro, "SELECT completions FROM tasks WHERE uid = 'jn'", NULL),
+                     3);
 }
 
 /* Item 12 (NotReady): every spell of a node is kept and loaded: NotReady 10:10,
  * Ready 10:11, NotReady 11:00 -> spells {10:10, 10:11} and {11:00, open}. */
 static void test_v2_every_not_ready_spell(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     const char *seq[][2] = {
         {"True", "09:01"}, {"False", "10:10"}, {"True", "10:11"}, {"False", "11:00"}};
     for (int i = 0; i < 4; i++) {
@@ -656,7 +632,7 @@ static void test_v2_every_not_ready_spell(void **state) {
  * node carries gpu-pool-type=spot: the cost engine sees a spot pool (v1 read
  * only the pool's capacity_type: on-demand). */
 static void test_v2_spot_from_node_labels(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     char *err = NULL;
     assert_int_equal(sqlite3_exec(store_db(f->s),
                                   "INSERT INTO node_pools(id, name, size, capacity_type, "
@@ -683,16 +659,16 @@ static void test_v2_spot_from_node_labels(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_own_rows, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_older_never_erases, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_vanished_and_watch_state, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_shared_scenario_expected, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_v2_removal_not_request, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_v2_index_completion_time, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_v2_completions_stored, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_v2_every_not_ready_spell, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_v2_spot_from_node_labels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_own_rows, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_idempotent, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_older_never_erases, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_vanished_and_watch_state, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_shared_scenario_expected, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_removal_not_request, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_index_completion_time, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_completions_stored, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_every_not_ready_spell, setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_v2_spot_from_node_labels, setup, testdb_fx_teardown),
     };
     return cmocka_run_group_tests_name("store_k8s", tests, NULL, NULL);
 }

@@ -22,34 +22,12 @@
 
 #define T TESTDB_T0
 
-struct fx {
-    struct testdb d;
-    struct store *s;
-};
-
-static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    testdb_create(&f->d);
-    if (store_open(f->d.path, STORE_WRITER, &f->s, NULL) != ERR_OK)
-        return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    struct fx *f = *state;
-    store_free(f->s);
-    testdb_remove(&f->d);
-    free(f);
-    return 0;
-}
-
-static int64_t q_int(const struct fx *f, const char *sql, const char *arg) {
-    return testdb_int(&f->d, sql, arg);
+static int64_t q_int(const struct testdb_fx *f, const char *sql, const char *arg) {
+    return testdb_int(&f->db, sql, arg);
 }
 
 /* 1 when the task's stored outcome and reason are these. */
-static int64_t task_is(const struct fx *f, const char *uid, const char *outcome,
+static int64_t task_is(const struct testdb_fx *f, const char *uid, const char *outcome,
                        const char *reason) {
     char sql[256];
     snprintf(sql, sizeof sql,
@@ -72,7 +50,7 @@ static struct k8s_job job(const char *uid, char *spec) {
 }
 
 static void test_refused_without_uid(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     char spec[] = "{}";
     struct k8s_job j = job("", spec);
     assert_int_equal(store_k8s_put_job(f->s, &j, 0, T), ERR_INVAL);
@@ -100,7 +78,7 @@ static void test_refused_without_uid(void **state) {
  * keeps FailedIndex and its earlier time T + 500 (the store keeps the earliest
  * completion), index 1 stays succeeded. */
 static void test_indexed_job_failures(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     char spec[] = "{}", done[] = "1", failed[] = "2";
     struct k8s_job j = job("JX", spec);
     j.indexed = true;
@@ -150,7 +128,7 @@ static void test_indexed_job_failures(void **state) {
 /* completions = STORE_K8S_MAX_INDEXES + 5: the first STORE_K8S_MAX_INDEXES indexes are
  * recorded (0 .. MAX - 1), the last 5 are not. */
 static void test_indexes_capped(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     log_set_level(LOG_ERROR); /* the cap logs a warning */
     char spec[] = "{}";
     struct k8s_job j = job("JC", spec);
@@ -188,7 +166,7 @@ static struct k8s_pod pod(const char *uid) {
  *   P2 created T, started T + 20, deletionTimestamp T + 1030 with 30 s grace (the
  *      request at T + 1000), removal reported at T + 900 -> T + 1000 (the request). */
 static void test_pod_removal_raised(void **state) {
-    struct fx *f = *state;
+    struct testdb_fx *f = *state;
     struct k8s_pod p1 = pod("P1");
     p1.meta.created_at = T;
     p1.scheduled_at = T + 10;
@@ -212,8 +190,8 @@ static void test_pod_removal_raised(void **state) {
 /* Relist bookkeeping marks nothing for a kind it does not track (Events) or without a
  * time; *marked says 0. */
 static void test_vanished_noop(void **state) {
-    struct fx *f = *state;
-    testdb_worked_example(&f->d);
+    struct testdb_fx *f = *state;
+    testdb_worked_example(&f->db);
     int64_t marked = -7;
     assert_int_equal(store_k8s_mark_vanished(f->s, K8S_EVENT, NULL, T + 5, &marked), ERR_OK);
     assert_int_equal(marked, 0);
@@ -225,11 +203,14 @@ static void test_vanished_noop(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_refused_without_uid, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_indexed_job_failures, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_indexes_capped, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_pod_removal_raised, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_vanished_noop, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused_without_uid, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_indexed_job_failures, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_indexes_capped, testdb_fx_setup, testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_pod_removal_raised, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_vanished_noop, testdb_fx_setup, testdb_fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

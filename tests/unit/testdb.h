@@ -3,9 +3,10 @@
  * testdb_create() makes a fresh directory under /tmp, opens the database as the
  * writer (so every migration runs), then inserts rows with plain SQL through its
  * own sqlite3 connection: the rows are what the test says, not what an ingest
- * path would make of them. testdb_worked_example() stores the README/docs cost
- * model's worked example (docs: "Worked example" of the cost model) with the
- * figures every test derives by hand:
+ * path would make of them. struct testdb_fx is the cmocka fixture of the tests
+ * that work through the store on such a database (testdb_fx_setup/_teardown).
+ * testdb_worked_example() stores the README/docs cost model's worked example (docs: "Worked
+ * example" of the cost model) with the figures every test derives by hand:
  *
  *   spot node S $1.80/h (500 µ$/s) Ready 0..7200 s, fallback node F $3.60/h
  *   (1000 µ$/s) Ready 0..10800 s, one GPU each; tasks J1, J2, J3 (fallback):
@@ -62,11 +63,9 @@ static inline void testdb_execf(const struct testdb *d, const char *fmt, ...) {
     testdb_exec(d, sql);
 }
 
-/* Column 0 of the first row of sql (?1 bound to arg when not NULL) as an integer,
- * read through a connection of its own; -1 when there is no row or it is NULL. */
-static inline int64_t testdb_int(const struct testdb *d, const char *sql, const char *arg) {
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(d->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+/* Column 0 of the first row of sql (?1 bound to arg when not NULL) as an integer, read on the
+ * open connection db; -1 when there is no row or it is NULL. */
+static inline int64_t testdb_q_int(sqlite3 *db, const char *sql, const char *arg) {
     sqlite3_stmt *st = NULL;
     assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
     if (arg)
@@ -75,16 +74,42 @@ static inline int64_t testdb_int(const struct testdb *d, const char *sql, const 
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
         v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    return v;
+}
+
+/* The same as text, a copy the caller frees; NULL when there is no row or it is NULL. */
+static inline char *testdb_q_text(sqlite3 *db, const char *sql, const char *arg) {
+    sqlite3_stmt *st = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+    char *v = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* testdb_q_int through a read-only connection of its own. */
+static inline int64_t testdb_int(const struct testdb *d, const char *sql, const char *arg) {
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(d->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    int64_t v = testdb_q_int(db, sql, arg);
     sqlite3_close(db);
     return v;
 }
 
-/* A new empty, migrated database. */
-static inline void testdb_create(struct testdb *d) {
+/* A new empty directory for the database; d->path names the file, which is not made. */
+static inline void testdb_mkdir(struct testdb *d) {
     memset(d, 0, sizeof *d);
     snprintf(d->dir, sizeof d->dir, "/tmp/spotledger-testdb-XXXXXX");
     assert_non_null(mkdtemp(d->dir));
     snprintf(d->path, sizeof d->path, "%s/t.db", d->dir);
+}
+
+/* A new empty, migrated database. */
+static inline void testdb_create(struct testdb *d) {
+    testdb_mkdir(d);
     struct store *w = NULL;
     assert_int_equal(store_open(d->path, STORE_WRITER, &w, NULL), ERR_OK);
     store_free(w);
@@ -96,6 +121,41 @@ static inline void testdb_remove(struct testdb *d) {
         return;
     assert_int_equal(tmpdir_remove(d->dir), 0);
     d->dir[0] = '\0';
+}
+
+/* The fixture (cmocka state) of a test that works through the store on a database of its own:
+ * the database, the store opened on it, and, when the test opens one, a second read-only
+ * connection to read rows back as a reader would see them. */
+struct testdb_fx {
+    struct testdb db;
+    struct store *s;
+    sqlite3 *ro;
+};
+
+/* A new fixture on a new empty, migrated database; nothing is open yet. */
+static inline struct testdb_fx *testdb_fx_new(void) {
+    struct testdb_fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    testdb_create(&f->db);
+    return f;
+}
+
+/* cmocka setup: a new fixture with the store opened as the writer. */
+static inline int testdb_fx_setup(void **state) {
+    struct testdb_fx *f = testdb_fx_new();
+    assert_int_equal(store_open(f->db.path, STORE_WRITER, &f->s, NULL), ERR_OK);
+    *state = f;
+    return 0;
+}
+
+/* cmocka teardown: closes what is open, removes the database, frees the fixture. */
+static inline int testdb_fx_teardown(void **state) {
+    struct testdb_fx *f = *state;
+    sqlite3_close(f->ro);
+    store_free(f->s);
+    testdb_remove(&f->db);
+    free(f);
+    return 0;
 }
 
 /* The worked example (see the top of this file), all times TESTDB_T0 + s. */
