@@ -30,42 +30,29 @@
 # build/test-output/dashboard-fleet-1280.png, dashboard-fleet-390.png.
 # POSIX sh, loopback only, bounded waits; kills only the processes it started.
 set -eu
-: "${SPOTLEDGER_BIN:?}" "${SPOTSIM_BIN:?}" "${SPOTLEDGER_ROOT:?}"
-root=$SPOTLEDGER_ROOT
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e_dashboard_fleet svc.err
 out_dir="$root/build/test-output"
-sim=; svc=; one=
-cleanup() {
-  [ -n "$one" ] && kill "$one" 2>/dev/null && wait "$one" 2>/dev/null
-  [ -n "$svc" ] && kill "$svc" 2>/dev/null && wait "$svc" 2>/dev/null
-  [ -n "$sim" ] && kill "$sim" 2>/dev/null && wait "$sim" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fail() { [ -f "$tmp/svc.err" ] && tail -20 "$tmp/svc.err" >&2; echo "e2e_dashboard_fleet: FAIL: $*" >&2; exit 1; }
+sim_pid=; svc_pid=; one=
+on_exit_stop one svc_pid sim_pid
 note() { echo "e2e_dashboard_fleet: $*"; }
-. "$(dirname "$0")/settle.sh"
 . "$(dirname "$0")/fleet_stack.sh"
 
 command -v jq >/dev/null || fail "jq is not installed"
 command -v python3 >/dev/null || fail "python3 is not installed (make deps installs it)"
-chromium=
-for c in chromium chromium-browser google-chrome; do
-  if command -v "$c" >/dev/null 2>&1; then chromium=$c; break; fi
-done
-[ -n "$chromium" ] || fail "chromium is not installed (apt-get install chromium; make deps should)"
+find_chromium
 mkdir -p "$out_dir"
 
-fleet_stack_start "$tmp" --web-dir "$root/web"
+fleet_stack_start "$dir" --web-dir "$root/web"
 w="$start,$until"
 # the experiment labels of each cluster's scenario, as the picker should list them
 labels() { jq -c '["", ([.workloads[].experiment // empty] | unique)[]]' "$@"; }
 east_exps=$(labels "$root/tests/fixtures/sim/small.json")
-west_exps=$(labels "$tmp/west.json")
+west_exps=$(labels "$dir/west.json")
 fleet_exps=$(jq -cs '["", ([.[].workloads[].experiment // empty] | unique)[]]' \
-  "$root/tests/fixtures/sim/small.json" "$tmp/west.json")
+  "$root/tests/fixtures/sim/small.json" "$dir/west.json")
 [ "$east_exps" != "$west_exps" ] || fail "east and west share their experiment labels: $east_exps"
-curl -sf --max-time 30 "$base/api/v1/summary?window=$w" > "$tmp/fleet.summary" || fail "fleet summary"
+curl -sf --max-time 30 "$base/api/v1/summary?window=$w" > "$dir/fleet.summary" || fail "fleet summary"
 
 # cdp URL SIZE EVAL_JS PNG OUT: one page, read once the view is loaded; the
 # console must stay silent
@@ -125,8 +112,8 @@ table_diff() {
 }
 # total_diff PAGE_VIEW: the total rows against east + west and the API fleet summary
 total_diff() {
-  jq -rn --argjson v "$1" --slurpfile e "$tmp/east.truth" --slurpfile w "$tmp/west.truth" \
-    --slurpfile f "$tmp/fleet.summary" "$jqdefs"'
+  jq -rn --argjson v "$1" --slurpfile e "$dir/east.truth" --slurpfile w "$dir/west.truth" \
+    --slurpfile f "$dir/fleet.summary" "$jqdefs"'
     $e[0].oracle.configurations[] as $a
     | ([$w[0].oracle.configurations[] | select(.configuration == $a.configuration and .basis == $a.basis)][0]) as $b
     | ([$f[0].configurations[] | select(.configuration == $a.configuration and (.basis // "measured") == $a.basis)][0]) as $fl
@@ -150,7 +137,7 @@ cards_diff() {
 }
 # fleet_cards_diff PAGE_VIEW: the cards of the fleet: tasks and cost = east + west
 fleet_cards_diff() {
-  jq -rn --argjson v "$1" --slurpfile e "$tmp/east.truth" --slurpfile w "$tmp/west.truth" "$jqdefs"'
+  jq -rn --argjson v "$1" --slurpfile e "$dir/east.truth" --slurpfile w "$dir/west.truth" "$jqdefs"'
     $e[0].oracle.configurations[] as $a
     | ([$w[0].oracle.configurations[] | select(.configuration == $a.configuration and .basis == $a.basis)][0]) as $b
     | ["tasks_succeeded", "cost"][] as $k
@@ -177,21 +164,21 @@ to_east() {
 # 1 + 2. desktop: both clusters listed, the table, then choose east
 to_east "$base/#window=$w" 'const sel = document.getElementById("cluster-select");
   sel.value = "east";
-  sel.dispatchEvent(new Event("change"));' "$tmp/desk.json"
+  sel.dispatchEvent(new Event("change"));' "$dir/desk.json"
 echo "$before" | jq -e '.fieldHidden == false and .options == ["", "east", "west", "*several"] and .selected == ""' >/dev/null ||
   fail "the picker does not list both clusters: $(echo "$before" | jq -c '{fieldHidden, options, selected}')"
 echo "$before" | jq -e '.groups == ["east", "west", "*total"] and .groupHeads == 3 and (.table | all(.rowHeader))
     and .headers == ["Configuration", "Cost per successful task", "Successful tasks", "Spend", "Idle"]' >/dev/null ||
   fail "the table's structure: $(echo "$before" | jq -c '{groups, groupHeads, headers}')"
-must_be_empty "east's rows differ from its truth" "$(table_diff "$before" east "$tmp/east.truth")"
-must_be_empty "west's rows differ from its truth" "$(table_diff "$before" west "$tmp/west.truth")"
+must_be_empty "east's rows differ from its truth" "$(table_diff "$before" east "$dir/east.truth")"
+must_be_empty "west's rows differ from its truth" "$(table_diff "$before" west "$dir/west.truth")"
 must_be_empty "the fleet total is not the sum" "$(total_diff "$before")"
 must_be_empty "the fleet cards are not the sums" "$(fleet_cards_diff "$before")"
 note "1280 px: picker lists east and west; $(echo "$before" | jq '.table | length') table rows equal the truths, the total their sums"
 echo "$after" | jq -e '.selected == "east" and (.hash | test("cluster=east(&|$)")) and .groups == ["east", "*total"]' >/dev/null ||
   fail "choosing east: $(echo "$after" | jq -c '{selected, hash, groups}')"
-must_be_empty "the cards after choosing east are not east's truth" "$(cards_diff "$after" "$tmp/east.truth")"
-must_be_empty "east's rows after choosing east" "$(table_diff "$after" east "$tmp/east.truth")"
+must_be_empty "the cards after choosing east are not east's truth" "$(cards_diff "$after" "$dir/east.truth")"
+must_be_empty "east's rows after choosing east" "$(table_diff "$after" east "$dir/east.truth")"
 [ "$(echo "$before" | jq -c .cards)" != "$(echo "$after" | jq -c .cards)" ] || fail "choosing east did not change the cards"
 note "choosing east: URL $(echo "$after" | jq -r .hash), $(echo "$after" | jq '.cards | length') card figures = east's truth"
 [ "$(echo "$before" | jq -c .experiments)" = "$fleet_exps" ] ||
@@ -215,17 +202,17 @@ downloads="(async () => { $collect
     out[id] = blobs.length > n ? await blobs[n].text() : \"ERROR \" + document.getElementById(\"global-error\").textContent;
   }
   return out; })()"
-cdp "$base/#window=$w&cluster=east" 1280x900 "$downloads" - "$tmp/dl.json"
+cdp "$base/#window=$w&cluster=east" 1280x900 "$downloads" - "$dir/dl.json"
 q="from=$start&to=$until&kind=summary&cluster=east"
 for f in view table; do
   extra=; [ $f = table ] && extra="&aggregate=cluster"
-  curl -sf --max-time 30 "$base/api/v1/export.csv?$q$extra" > "$tmp/want.$f.csv" || fail "export.csv?$q$extra"
-  jq -j --arg f $f '.value[$f]' "$tmp/dl.json" > "$tmp/got.$f.csv"
-  cmp -s "$tmp/want.$f.csv" "$tmp/got.$f.csv" ||
-    fail "download '$f' of the east view differs from export.csv?$q$extra: $(head -c 300 "$tmp/got.$f.csv")"
+  curl -sf --max-time 30 "$base/api/v1/export.csv?$q$extra" > "$dir/want.$f.csv" || fail "export.csv?$q$extra"
+  jq -j --arg f $f '.value[$f]' "$dir/dl.json" > "$dir/got.$f.csv"
+  cmp -s "$dir/want.$f.csv" "$dir/got.$f.csv" ||
+    fail "download '$f' of the east view differs from export.csv?$q$extra: $(head -c 300 "$dir/got.$f.csv")"
   # every row is east's (the cluster column: the last one, docs/fleet.md)
-  rows=$(tail -n +2 "$tmp/got.$f.csv" | tr -d '\r' | grep -c .) || true
-  east=$(tail -n +2 "$tmp/got.$f.csv" | tr -d '\r' | grep -c ',east$') || true
+  rows=$(tail -n +2 "$dir/got.$f.csv" | tr -d '\r' | grep -c .) || true
+  east=$(tail -n +2 "$dir/got.$f.csv" | tr -d '\r' | grep -c ',east$') || true
   [ "$rows" -gt 0 ] && [ "$rows" = "$east" ] || fail "download '$f': $east of $rows rows in cluster east"
 done
 note "downloads of the east view: the summary and the by-cluster table equal export.csv with cluster=east, every row east's"
@@ -234,12 +221,12 @@ note "downloads of the east view: the summary and the by-cluster table equal exp
 phone="(() => { $collect
   document.getElementById(\"clusters-panel\").scrollIntoView();
   return collect(); })()"
-cdp "$base/#window=$w&cluster=west" 390x844m "$phone" "$out_dir/dashboard-fleet-390.png" "$tmp/phone.json"
-pv=$(jq -c .value "$tmp/phone.json")
+cdp "$base/#window=$w&cluster=west" 390x844m "$phone" "$out_dir/dashboard-fleet-390.png" "$dir/phone.json"
+pv=$(jq -c .value "$dir/phone.json")
 echo "$pv" | jq -e '.selected == "west" and .groups == ["west", "*total"]' >/dev/null ||
   fail "the link cluster=west: $(echo "$pv" | jq -c '{selected, hash, groups}')"
-must_be_empty "the cards of the link cluster=west are not west's truth" "$(cards_diff "$pv" "$tmp/west.truth")"
-must_be_empty "west's rows on the phone" "$(table_diff "$pv" west "$tmp/west.truth")"
+must_be_empty "the cards of the link cluster=west are not west's truth" "$(cards_diff "$pv" "$dir/west.truth")"
+must_be_empty "west's rows on the phone" "$(table_diff "$pv" west "$dir/west.truth")"
 [ "$(echo "$pv" | jq -c .experiments)" = "$west_exps" ] ||
   fail "the experiment picker of the link cluster=west: $(echo "$pv" | jq -c .experiments), want $west_exps"
 echo "$pv" | jq -e '.scrollW <= .innerW and .wrapOver <= 0' >/dev/null ||
@@ -248,7 +235,7 @@ note "390 px: link cluster=west keeps west, cards = west's truth, page $(echo "$
 
 # 4. several: both ticked from the link, then untick west and Apply
 to_east "$base/#window=$w&cluster=east,west" 'document.getElementById("cluster-check-west").checked = false;
-  document.getElementById("apply-button").click();' "$tmp/several.json"
+  document.getElementById("apply-button").click();' "$dir/several.json"
 sb=$before
 sa=$after
 echo "$sb" | jq -e '.selected == "*several" and .severalHidden == false and .checks == ["east+", "west+"] and .groups == ["east", "west", "*total"]' >/dev/null ||
@@ -257,32 +244,32 @@ must_be_empty "the cards of east,west are not the sums" "$(fleet_cards_diff "$sb
 must_be_empty "the total of east,west" "$(total_diff "$sb")"
 echo "$sa" | jq -e '.selected == "east" and (.hash | test("cluster=east(&|$)")) and .groups == ["east", "*total"]' >/dev/null ||
   fail "unticking west: $(echo "$sa" | jq -c '{selected, hash, groups}')"
-must_be_empty "the cards after unticking west" "$(cards_diff "$sa" "$tmp/east.truth")"
+must_be_empty "the cards after unticking west" "$(cards_diff "$sa" "$dir/east.truth")"
 note "several: link cluster=east,west ticks both (cards = sums); unticking west narrows to east"
 
 # the desktop screenshot: the table of both clusters
 shot="(() => { $collect
   document.getElementById(\"clusters-panel\").scrollIntoView();
   return collect(); })()"
-cdp "$base/#window=$w" 1280x900 "$shot" "$out_dir/dashboard-fleet-1280.png" "$tmp/shot.json"
+cdp "$base/#window=$w" 1280x900 "$shot" "$out_dir/dashboard-fleet-1280.png" "$dir/shot.json"
 note "screenshot: $out_dir/dashboard-fleet-1280.png"
 
 # 5. a single-cluster service: no picker, no table, a linked cluster= dropped
-"$SPOTLEDGER_BIN" --no-kube --listen 127.0.0.1:0 --db "$tmp/one.db" --web-dir "$root/web" \
-  > "$tmp/one.out" 2> "$tmp/one.err" &
+"$ledger" --no-kube --listen 127.0.0.1:0 --db "$dir/one.db" --web-dir "$root/web" \
+  > "$dir/one.out" 2> "$dir/one.err" &
 one=$!
 i=0
-while ! grep -q '^spotledger: listening on ' "$tmp/one.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -lt 300 ] || fail "the single-cluster spotledger did not start: $(cat "$tmp/one.err")"; sleep 0.05
+while ! grep -q '^spotledger: listening on ' "$dir/one.out" 2>/dev/null; do
+  i=$((i + 1)); [ $i -lt 300 ] || fail "the single-cluster spotledger did not start: $(cat "$dir/one.err")"; sleep 0.05
 done
-one_base="http://$(awk '/^spotledger: listening on /{print $4}' "$tmp/one.out")"
+one_base="http://$(awk '/^spotledger: listening on /{print $4}' "$dir/one.out")"
 n=$(curl -sf --max-time 10 "$one_base/api/v1/status" | jq '.clusters // [] | length')
 [ "$n" -le 1 ] || fail "the single-cluster service lists $n clusters"
 single="(async () => { $collect
   await settle(() => !location.hash.includes(\"cluster=\") && loaded());
   return collect(); })()"
-cdp "$one_base/#cluster=east" 1280x900 "$single" - "$tmp/single.json"
-sv=$(jq -c .value "$tmp/single.json")
+cdp "$one_base/#cluster=east" 1280x900 "$single" - "$dir/single.json"
+sv=$(jq -c .value "$dir/single.json")
 echo "$sv" | jq -e '.fieldHidden == true and .severalHidden == true and .panelHidden == true and .panel == "single" and (.hash | test("cluster") | not)' >/dev/null ||
   fail "single cluster: $(echo "$sv" | jq -c '{fieldHidden, severalHidden, panelHidden, panel, hash}')"
 note "single cluster ($n in status): picker and table hidden, the linked cluster= dropped"

@@ -11,39 +11,31 @@
 # e2e_fleet.sh's case: spotsim cannot yet stop one cluster's port alone.)
 # POSIX sh, loopback only, bounded polls; kills only the processes it started.
 set -eu
-: "${SPOTLEDGER_BIN:?}" "${SPOTSIM_BIN:?}" "${SPOTLEDGER_ROOT:?}"
-root=$SPOTLEDGER_ROOT
-tmp=$(mktemp -d)
-sim=; svc=
-cleanup() {
-  [ -n "$svc" ] && kill "$svc" 2>/dev/null && wait "$svc" 2>/dev/null
-  [ -n "$sim" ] && kill "$sim" 2>/dev/null && wait "$sim" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-fail() { [ -f "$tmp/svc.err" ] && tail -20 "$tmp/svc.err" >&2; echo "e2e_fleet_sim: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
+. "$(dirname "$0")/lib.sh"
+e2e_begin e2e_fleet_sim svc.err
+sim_pid=; svc_pid=
+on_exit_stop svc_pid sim_pid
 . "$(dirname "$0")/oracle_check.sh"
 . "$(dirname "$0")/fleet_stack.sh"
 
-fleet_stack_start "$tmp"
+fleet_stack_start "$dir"
 
 w="window=$start,$until"
 for c in east west; do
-  oracle_check "$base" "$w&cluster=$c" "$tmp/$c.truth" "$tmp/$c" ||
+  oracle_check "$base" "$w&cluster=$c" "$dir/$c.truth" "$dir/$c" ||
     fail "cluster=$c differs from its oracle truth"
 done
 # the two clusters are not the same figures (own seeds, reclaim timings)
-[ "$(jq .nodes_total_cost "$tmp/east.summary")" != "$(jq .nodes_total_cost "$tmp/west.summary")" ] ||
+[ "$(jq .nodes_total_cost "$dir/east.summary")" != "$(jq .nodes_total_cost "$dir/west.summary")" ] ||
   fail "east and west have the same node cost: not two clusters?"
 # the fleet: node and allocated cost are the sums (micro-dollars)
-curl -sf "$base/api/v1/summary?$w" > "$tmp/fleet.summary"
+curl -sf "$base/api/v1/summary?$w" > "$dir/fleet.summary"
 for k in nodes_total_cost allocated_cost idle_cost; do
-  sum=$(jq -n --slurpfile a "$tmp/east.summary" --slurpfile b "$tmp/west.summary" \
+  sum=$(jq -n --slurpfile a "$dir/east.summary" --slurpfile b "$dir/west.summary" \
     "(\$a[0].$k * 1000000 | round) + (\$b[0].$k * 1000000 | round)")
-  got=$(jq ".$k * 1000000 | round" "$tmp/fleet.summary")
+  got=$(jq ".$k * 1000000 | round" "$dir/fleet.summary")
   [ "$sum" = "$got" ] || fail "fleet $k $got != east + west $sum"
 done
 curl -sf "$base/api/v1/summary?$w&aggregate=cluster" |
   jq -e '[.clusters[].cluster] == ["east", "west"]' >/dev/null || fail "aggregate=cluster"
-echo "e2e_fleet_sim: east $(jq .nodes_total_cost "$tmp/east.summary") and west $(jq .nodes_total_cost "$tmp/west.summary") exact against their oracles; fleet = sums"
+echo "e2e_fleet_sim: east $(jq .nodes_total_cost "$dir/east.summary") and west $(jq .nodes_total_cost "$dir/west.summary") exact against their oracles; fleet = sums"

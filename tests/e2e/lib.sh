@@ -1,21 +1,25 @@
 # lib.sh — the harness the e2e scripts share (sourced; not a test itself).
 #
-# e2e_begin NAME: the start of a script that runs its own spotsim and spotledger:
-#   sim, ledger and root from the environment (tests/run_tests.sh sets
+# e2e_begin NAME [LOG]: the start of a script that runs its own spotsim and
+#   spotledger: sim, ledger and root from the environment (tests/run_tests.sh sets
 #   SPOTSIM_BIN, SPOTLEDGER_BIN and SPOTLEDGER_ROOT), dir (a new temporary
 #   directory), pids (the script appends each process it starts; on exit they get
-#   SIGTERM and dir is removed), fail MESSAGE ("NAME: MESSAGE" on stderr, exit 1),
-#   and settle.sh's and stack.sh's functions.
+#   SIGTERM and dir is removed), fail MESSAGE ("NAME: MESSAGE" on stderr, after
+#   the last 20 lines of dir/LOG when LOG is given and written; exit 1), and
+#   settle.sh's and stack.sh's functions.
 # stop_pid PID: SIGTERM, up to 5 s for PID to end, then SIGKILL; reaps it. An
 #   empty PID or one already gone is no error.
 # on_exit_stop VAR...: on exit, stop_pid the process each variable names (read
 #   then), remove dir and exit with the script's code; INT and TERM exit 1.
+# find_chromium: sets chromium to the first of chromium, chromium-browser and
+#   google-chrome installed; fail when there is none.
 _e2e_dir=$(dirname "$0")
 . "$_e2e_dir/settle.sh"
 . "$_e2e_dir/stack.sh"
 
 e2e_begin() {
   _e2e_name=$1
+  _e2e_log=${2:-}
   sim=${SPOTSIM_BIN:?}
   ledger=${SPOTLEDGER_BIN:?}
   root=${SPOTLEDGER_ROOT:?}
@@ -29,7 +33,10 @@ _e2e_cleanup() {
   rm -rf "$dir"
 }
 
-fail() { echo "$_e2e_name: $*" >&2; exit 1; }
+fail() {
+  [ -n "${_e2e_log:-}" ] && [ -f "$dir/$_e2e_log" ] && tail -20 "$dir/$_e2e_log" >&2
+  echo "$_e2e_name: $*" >&2; exit 1
+}
 
 stop_pid() {
   [ -n "$1" ] || return 0
@@ -46,4 +53,12 @@ on_exit_stop() {
     for _e2e_v in $_e2e_stop_vars; do eval "stop_pid \"\${$_e2e_v:-}\""; done
     rm -rf "$dir"; exit $_e2e_rc' EXIT
   trap 'exit 1' INT TERM
+}
+
+find_chromium() {
+  chromium=
+  for _e2e_c in chromium chromium-browser google-chrome; do
+    if command -v "$_e2e_c" >/dev/null 2>&1; then chromium=$_e2e_c; break; fi
+  done
+  [ -n "$chromium" ] || fail "chromium is not installed (Debian package chromium; make deps installs it)"
 }

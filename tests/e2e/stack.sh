@@ -27,16 +27,25 @@ wait_ledger() {
   base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$1")"
 }
 
+# wait_files SECS FILE...: waits (SECS) until every FILE is written (not empty):
+#   spotsim writes its truth files when its scenario is over.
+wait_files() {
+  _wn=$(($1 * 10)); shift
+  _wi=0
+  for _wf in "$@"; do
+    while [ ! -s "$_wf" ]; do
+      _wi=$((_wi + 1)); [ $_wi -le $_wn ] || fail "spotsim did not finish in $((_wn / 10)) s"
+      sleep 0.1
+    done
+  done
+}
+
 # wait_final DIR BASE SECS: waits (SECS) for spotsim's truth in DIR/truth.json, sets
 # start and until from it, then waits (60 s) until spotledger at BASE has polled
 # DigitalOcean and Kubernetes at until, and for a second poll of that final state
 # (settle.sh's settle must be sourced).
 wait_final() {
-  _wi=0
-  while [ ! -s "$1/truth.json" ]; do
-    _wi=$((_wi + 1)); [ $_wi -le $(($3 * 10)) ] || fail "spotsim did not finish in $3 s"
-    sleep 0.1
-  done
+  wait_files "$3" "$1/truth.json"
   until=$(jq -r .until "$1/truth.json")
   start=$(jq -r .start "$1/truth.json")
   _wi=0
