@@ -15,19 +15,29 @@ static struct boot_item task(int64_t cost, int64_t block) {
     return (struct boot_item){.cost = cost, .successes = 1, .block = block};
 }
 
+/* n tasks of the same cost, each in no block. */
+static void same_tasks(struct boot_item *it, int n, int64_t cost) {
+    for (int i = 0; i < n; i++)
+        it[i] = task(cost, -1);
+}
+
+/* An interval of zero width on its point: every resample gave `at`. */
+static void assert_zero_width(const struct boot_interval *r, int64_t at) {
+    assert_true(r->ok);
+    assert_int_equal(r->point, at);
+    assert_int_equal(r->lo, at);
+    assert_int_equal(r->hi, at);
+}
+
 /* 20 identical tasks of $1.00: every resample's mean is $1.00, so the interval
  * has zero width and sits on the point. */
 static void test_identical_tasks_zero_width(void **state) {
     (void)state;
     struct boot_item it[20];
-    for (int i = 0; i < 20; i++)
-        it[i] = task(1000000, -1);
+    same_tasks(it, 20, 1000000);
     struct boot_interval r;
     assert_int_equal(boot_ratio(it, 20, NULL, &r), ERR_OK);
-    assert_true(r.ok);
-    assert_int_equal(r.point, 1000000);
-    assert_int_equal(r.lo, 1000000);
-    assert_int_equal(r.hi, 1000000);
+    assert_zero_width(&r, 1000000);
     assert_int_equal(r.n, 20);
     assert_int_equal(r.resamples_used, BOOT_DEFAULT_RESAMPLES);
     assert_string_equal(r.reason, "");
@@ -86,10 +96,7 @@ static void test_reclaim_block_moves_together(void **state) {
         it[i] = task(1000000 * (i + 1), 7);
     struct boot_interval r;
     assert_int_equal(boot_ratio(it, 10, NULL, &r), ERR_OK);
-    assert_true(r.ok);
-    assert_int_equal(r.point, 5500000);
-    assert_int_equal(r.lo, 5500000);
-    assert_int_equal(r.hi, 5500000);
+    assert_zero_width(&r, 5500000);
     for (int i = 0; i < 10; i++)
         it[i].block = -1;
     assert_int_equal(boot_ratio(it, 10, NULL, &r), ERR_OK);
@@ -100,8 +107,7 @@ static void test_reclaim_block_moves_together(void **state) {
 static void test_small_sample_is_null(void **state) {
     (void)state;
     struct boot_item it[6];
-    for (int i = 0; i < 6; i++)
-        it[i] = task(1000000, -1);
+    same_tasks(it, 6, 1000000);
     it[4].successes = 0; /* two failed tasks: 4 successes */
     it[5].successes = 0;
     struct boot_interval r;
@@ -127,10 +133,7 @@ static void test_paired_diff_exact(void **state) {
     }
     struct boot_interval r;
     assert_int_equal(boot_paired_diff(it, 30, NULL, &r), ERR_OK);
-    assert_true(r.ok);
-    assert_int_equal(r.point, 1000000);
-    assert_int_equal(r.lo, 1000000);
-    assert_int_equal(r.hi, 1000000);
+    assert_zero_width(&r, 1000000);
     assert_int_equal(boot_verdict(&r), 1);
     assert_int_equal(boot_more_needed(&r), 0);
     for (int i = 0; i < 30; i++)
@@ -145,16 +148,11 @@ static void test_paired_diff_exact(void **state) {
 static void test_two_sample_diff(void **state) {
     (void)state;
     struct boot_item a[8], b[12];
-    for (int i = 0; i < 8; i++)
-        a[i] = task(2000000, -1);
-    for (int i = 0; i < 12; i++)
-        b[i] = task(3000000, -1);
+    same_tasks(a, 8, 2000000);
+    same_tasks(b, 12, 3000000);
     struct boot_interval r;
     assert_int_equal(boot_diff(a, 8, b, 12, NULL, &r), ERR_OK);
-    assert_true(r.ok);
-    assert_int_equal(r.point, -1000000);
-    assert_int_equal(r.lo, -1000000);
-    assert_int_equal(r.hi, -1000000);
+    assert_zero_width(&r, -1000000);
     assert_int_equal(r.n, 8); /* the smaller sample */
     assert_int_equal(boot_verdict(&r), -1);
     assert_int_equal(boot_diff(a, 4, b, 12, NULL, &r), ERR_OK);
@@ -205,8 +203,7 @@ static void test_spread(void **state) {
 static void test_invalid(void **state) {
     (void)state;
     struct boot_item it[5];
-    for (int i = 0; i < 5; i++)
-        it[i] = task(1, -1);
+    same_tasks(it, 5, 1);
     struct boot_interval r;
     struct boot_params p = {.resamples = BOOT_MAX_RESAMPLES + 1};
     assert_int_equal(boot_ratio(it, 5, &p, &r), ERR_INVAL);

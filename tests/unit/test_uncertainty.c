@@ -81,7 +81,9 @@ static void run(struct fx *f, enum cost_config c, int32_t node, int64_t s) {
                                       .checkpoint_seconds = -1};
 }
 
-static void compute(struct fx *f, struct unc_result *u) {
+/* the cost input of the fixture's pools, nodes, tasks and attempts, with its
+ * first n_prices list prices */
+static void fx_input(struct fx *f, size_t n_prices) {
     f->in = (struct cost_input){.pools = f->pools,
                                 .n_pools = 2,
                                 .nodes = f->nodes,
@@ -90,8 +92,12 @@ static void compute(struct fx *f, struct unc_result *u) {
                                 .n_tasks = f->nt,
                                 .attempts = f->att,
                                 .n_attempts = f->nt,
-                                .prices = f->prices,
-                                .n_prices = 1};
+                                .prices = n_prices ? f->prices : NULL,
+                                .n_prices = n_prices};
+}
+
+static void compute(struct fx *f, struct unc_result *u) {
+    fx_input(f, 1);
     assert_int_equal(cost_compute(&f->in, &f->q, &f->r), ERR_OK);
     assert_int_equal(unc_compute(&f->in, &f->q, f->r, NULL, u), ERR_OK);
 }
@@ -99,6 +105,14 @@ static void compute(struct fx *f, struct unc_result *u) {
 static void fx_free(struct fx *f) {
     cost_result_free(f->r);
     free(f);
+}
+
+/* six Spot tasks of 1,000 s back to back on the Spot node (the case below) */
+static struct fx *six_spot_tasks(void) {
+    struct fx *f = fx_new();
+    for (int i = 0; i < 6; i++)
+        run(f, COST_SPOT, 0, 1000 * i);
+    return f;
 }
 
 /* Six Spot tasks of 1,000 s on the Spot node, which lives 7,000 s: allocated
@@ -111,9 +125,7 @@ static void fx_free(struct fx *f) {
  * resample (each task's own pair moves with it). Spot cheaper. */
 static void test_identical_spot_tasks(void **state) {
     (void)state;
-    struct fx *f = fx_new();
-    for (int i = 0; i < 6; i++)
-        run(f, COST_SPOT, 0, 1000 * i);
+    struct fx *f = six_spot_tasks();
     struct unc_result u;
     compute(f, &u);
     assert_int_equal(f->r->configs[COST_SPOT].cost, 7000000); /* the hand figure above */
@@ -190,14 +202,7 @@ static void test_needs_attempts(void **state) {
     struct fx *f = fx_new();
     run(f, COST_SPOT, 0, 0);
     f->q.want_attempts = false;
-    f->in = (struct cost_input){.pools = f->pools,
-                                .n_pools = 2,
-                                .nodes = f->nodes,
-                                .n_nodes = 2,
-                                .tasks = f->tasks,
-                                .n_tasks = f->nt,
-                                .attempts = f->att,
-                                .n_attempts = f->nt};
+    fx_input(f, 0);
     assert_int_equal(cost_compute(&f->in, &f->q, &f->r), ERR_OK);
     struct unc_result u;
     assert_int_equal(unc_compute(&f->in, &f->q, f->r, NULL, &u), ERR_INVAL);
@@ -233,9 +238,7 @@ static void test_verdict_text(void **state) {
 /* The JSON object of the summary, for the six identical Spot tasks above. */
 static void test_json(void **state) {
     (void)state;
-    struct fx *f = fx_new();
-    for (int i = 0; i < 6; i++)
-        run(f, COST_SPOT, 0, 1000 * i);
+    struct fx *f = six_spot_tasks();
     struct unc_result u;
     compute(f, &u);
     struct buf b;
