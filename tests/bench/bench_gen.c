@@ -15,20 +15,10 @@
 #include "store/store_internal.h"
 #include "base/timeutil.h"
 
+#include "../unit/splitmix.h" /* splitmix64: tiny and good enough for shapes */
+
 /* the object templates are longer than C99's 4095-byte minimum; gcc and clang cope */
 #pragma GCC diagnostic ignored "-Woverlength-strings"
-
-/* splitmix64: tiny and good enough for shapes */
-static uint64_t rng_state;
-static uint64_t rnd(void) {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int64_t rnd_range(int64_t lo, int64_t hi) { /* [lo, hi] */
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 static void uuid(char out[37]) {
     uint64_t a = rnd(), b = rnd();
@@ -64,7 +54,7 @@ static void put_job(struct buf *b, const struct k8s_ids *j, long rv) {
     char c[TIMEUTIL_RFC3339_MAX], s[TIMEUTIL_RFC3339_MAX], e[TIMEUTIL_RFC3339_MAX];
     ts(j->t0, c);
     ts(j->t0 + 1, s);
-    ts(j->t0 + rnd_range(1800, 9000), e);
+    ts(j->t0 + rr(1800, 9000), e);
     bool ok = rnd() % 10 != 0;
     buf_printf(
         b,
@@ -140,7 +130,7 @@ static void put_pod(struct buf *b, const struct k8s_ids *j, int attempt, long rv
     ts(t, c);
     ts(t + 2, sc);
     ts(t + 40, st);
-    ts(t + rnd_range(600, 3900), fin);
+    ts(t + rr(600, 3900), fin);
     bool ok = rnd() % 3 != 0;
     char ip[32];
     snprintf(ip, sizeof ip, "10.244.%u.%u", (unsigned)(rnd() % 250), (unsigned)(rnd() % 250));
@@ -272,7 +262,7 @@ static int finish_page(struct buf *b, const char *dir, const char *what, long pa
 }
 
 int bench_gen_k8s(const char *dir, long jobs, long pods, long limit, uint64_t seed) {
-    rng_state = seed;
+    rs = seed;
     struct k8s_ids *ids = calloc((size_t)jobs, sizeof *ids);
     if (!ids)
         return -1;
@@ -413,7 +403,7 @@ static int gen_cluster(sqlite3 *db, const struct gen_stmts *g, int ci, long ntas
         snprintf(drop, sizeof drop, "%ld", 500000000L + (ci < 0 ? 0 : (long)ci * 1000000L) + i);
         int p = (int)(i % 3);
         int64_t created = BENCH_T0 - NODE_LIFE + i * nspan / nnodes;
-        int64_t del = created + NODE_LIFE + 240 + rnd_range(0, 3600);
+        int64_t del = created + NODE_LIFE + 240 + rr(0, 3600);
         sqlite3_bind_text(no, 1, name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(no, 2, u1, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(no, 3, u2, -1, SQLITE_TRANSIENT);
@@ -454,17 +444,17 @@ static int gen_cluster(sqlite3 *db, const struct gen_stmts *g, int ci, long ntas
         uuid(tuid);
         int cfg = (int)(rnd() % 3);
         snprintf(name, sizeof name, "train-%s-%07ld", configs[cfg], i);
-        int natt = (int)rnd_range(1, 5);
+        int natt = (int)rr(1, 5);
         bool success = rnd() % 10 != 0;
         int64_t t = t0 + 1;
         for (int a = 0; rc == 0 && a < natt; a++) {
             bool last = a == natt - 1;
             bool ok = last && success;
-            int64_t dur = rnd_range(600, 7200);
+            int64_t dur = rr(600, 7200);
             /* a node of a pool this configuration may use, alive over [t, t + dur) */
             int pool = cfg == 0 ? 0 : cfg == 2 ? 2 : (a == 0 ? 0 : 1);
             long idx = (long)((t - (BENCH_T0 - NODE_LIFE)) * nnodes / nspan);
-            idx -= (long)rnd_range(3, (int64_t)(nnodes * (NODE_LIFE / 2) / nspan) + 3);
+            idx -= (long)rr(3, (int64_t)(nnodes * (NODE_LIFE / 2) / nspan) + 3);
             if (idx < 0)
                 idx = 0;
             idx -= idx % 3;
@@ -535,7 +525,7 @@ static int gen_cluster(sqlite3 *db, const struct gen_stmts *g, int ci, long ntas
  * database) of ntasks tasks and nnodes nodes each. */
 static int gen_db(const char *path, int nclusters, long ntasks, long nnodes, long week_tasks,
                   uint64_t seed) {
-    rng_state = seed;
+    rs = seed;
     struct store *s = NULL;
     if (store_open(path, STORE_WRITER, &s, NULL) != ERR_OK) {
         fprintf(stderr, "bench_gen: cannot create %s\n", path);

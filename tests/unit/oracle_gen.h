@@ -15,6 +15,8 @@
 
 #include "sim/sim_oracle.h"
 
+#include "splitmix.h"
+
 #define NV ORC_NEVER
 #define T0 1793577600LL /* 2026-11-02T00:00:00Z */
 #define GRACE 30
@@ -22,21 +24,6 @@
 #define MAXN 10
 #define MAXJ 10
 #define MAXPOD 32
-
-/* ---- PRNG (splitmix64) ---------------------------------------------------- */
-static uint64_t rs;
-static uint64_t rnd(void) {
-    uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int64_t rr(int64_t lo, int64_t hi) { /* [lo, hi] */
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
-static bool chance(int pct) {
-    return (int)(rnd() % 100) < pct;
-}
 
 /* ---- one random cluster --------------------------------------------------- */
 struct gen {

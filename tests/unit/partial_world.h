@@ -17,23 +17,11 @@
 #include "engine/cost.h"
 #include "query/report.h"
 
+#include "splitmix.h"
+
 #define T0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
 #define DAY 86400
 #define H 3600
-
-static uint64_t rs;
-static uint64_t rnd(void) {
-    uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static int64_t rr(int64_t lo, int64_t hi) {
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
-static bool chance(int pct) {
-    return (int)(rnd() % 100) < pct;
-}
 
 #define NP 5
 #define MAXN 14
