@@ -1,31 +1,22 @@
 #include "base/err.h"
 
+static const char *const err_names[] = {
+    [ERR_OK] = "ok",
+    [ERR_NOMEM] = "out of memory",
+    [ERR_INVAL] = "invalid value",
+    [ERR_IO] = "i/o error",
+    [ERR_HTTP] = "http error",
+    [ERR_PARSE] = "parse error",
+    [ERR_DB] = "database error",
+    [ERR_BUSY] = "busy",
+    [ERR_NOTFOUND] = "not found",
+    [ERR_TOOBIG] = "too big",
+    [ERR_AUTH] = "not authorized",
+    [ERR_GONE] = "gone",
+};
+
 const char *err_str(enum err rc) {
-    switch (rc) {
-    case ERR_OK:
-        return "ok";
-    case ERR_NOMEM:
-        return "out of memory";
-    case ERR_INVAL:
-        return "invalid value";
-    case ERR_IO:
-        return "i/o error";
-    case ERR_HTTP:
-        return "http error";
-    case ERR_PARSE:
-        return "parse error";
-    case ERR_DB:
-        return "database error";
-    case ERR_BUSY:
-        return "busy";
-    case ERR_NOTFOUND:
-        return "not found";
-    case ERR_TOOBIG:
-        return "too big";
-    case ERR_AUTH:
-        return "not authorized";
-    case ERR_GONE:
-        return "gone";
-    }
+    if ((unsigned)rc < sizeof err_names / sizeof err_names[0])
+        return err_names[rc];
     return "unknown error";
 }

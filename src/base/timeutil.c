@@ -235,3 +235,11 @@ struct timespec timeutil_mono_deadline(long ms) {
     }
     return until;
 }
+
+void timeutil_mono_cond_init(pthread_cond_t *c) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &ca);
+    pthread_condattr_destroy(&ca);
+}

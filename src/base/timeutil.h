@@ -6,6 +6,7 @@
 #ifndef SPOTLEDGER_TIMEUTIL_H
 #define SPOTLEDGER_TIMEUTIL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -51,5 +52,8 @@ int64_t timeutil_mono_ms(void);
 /* CLOCK_MONOTONIC ms (>= 0) from now, normalised, as pthread_cond_timedwait
  * takes it on a condition variable whose clock is CLOCK_MONOTONIC. */
 struct timespec timeutil_mono_deadline(long ms);
+/* Initialises *c as such a condition variable (its clock CLOCK_MONOTONIC), so that a
+ * wall-clock jump neither cuts nor stretches a timed wait. */
+void timeutil_mono_cond_init(pthread_cond_t *c);
 
 #endif

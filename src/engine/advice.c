@@ -84,15 +84,15 @@ bool advice_list_has(const char *list, const char *rule) {
     return false;
 }
 
+static const char *const severity_names[ADVICE_NSEVERITY] = {
+    [ADVICE_CRITICAL] = "critical",
+    [ADVICE_WARNING] = "warning",
+    [ADVICE_INFO] = "info",
+};
+
 const char *advice_severity_name(enum advice_severity s) {
-    switch (s) {
-    case ADVICE_CRITICAL:
-        return "critical";
-    case ADVICE_WARNING:
-        return "warning";
-    case ADVICE_INFO:
-        return "info";
-    }
+    if ((unsigned)s < ADVICE_NSEVERITY)
+        return severity_names[s];
     return "info";
 }
 

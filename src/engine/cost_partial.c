@@ -255,56 +255,45 @@ static void append(void **dst, size_t *dn, size_t *dcap, const void *src, size_t
     *dn += n;
 }
 
-#define TAKE(field, n, cap)                                                                        \
-    do {                                                                                           \
-        append((void **)&acc->field, &acc->n, &acc->cap, p->field, p->n, sizeof *p->field);        \
-        p->n = 0;                                                                                  \
-    } while (0)
+#define APPEND(field, n, cap)                                                                      \
+    append((void **)&acc->field, &acc->n, &acc->cap, p->field, p->n, sizeof *p->field)
+
+/* Adds p's counts to acc and appends a bitwise copy of each of p's lists to acc's. */
+static void concat(struct cost_partial *acc, const struct cost_partial *p) {
+    add_counts(acc, p);
+    APPEND(nodes, n_nodes, cap_nodes);
+    APPEND(pools, n_pools, cap_pools);
+    APPEND(cf, n_cf, cap_cf);
+    APPEND(restore, n_restore, cap_restore);
+    APPEND(events, n_events, cap_events);
+    APPEND(running, n_running, cap_running);
+}
 
 void cost_partial_take(struct cost_partial *acc, struct cost_partial *p) {
-    add_counts(acc, p);
-    TAKE(nodes, n_nodes, cap_nodes);
-    TAKE(pools, n_pools, cap_pools);
-    TAKE(cf, n_cf, cap_cf);
-    TAKE(restore, n_restore, cap_restore);
-    TAKE(events, n_events, cap_events);
-    TAKE(running, n_running, cap_running);
+    concat(acc, p);
+    /* the strings now belong to acc's copies */
+    p->n_nodes = p->n_pools = p->n_cf = p->n_restore = p->n_events = p->n_running = 0;
 }
 
 void cost_partial_add(struct cost_partial *acc, const struct cost_partial *p) {
-    add_counts(acc, p);
-    for (size_t i = 0; i < p->n_nodes; i++) {
-        GROW(acc->nodes, acc->n_nodes, acc->cap_nodes);
-        acc->nodes[acc->n_nodes] = p->nodes[i];
-        acc->nodes[acc->n_nodes++].name = xstrdup(p->nodes[i].name);
+    size_t nodes = acc->n_nodes, pools = acc->n_pools, cf = acc->n_cf;
+    size_t events = acc->n_events, running = acc->n_running;
+    concat(acc, p);
+    /* acc's copies get strings of their own (restore rows hold none) */
+    for (size_t i = nodes; i < acc->n_nodes; i++)
+        acc->nodes[i].name = xstrdup(acc->nodes[i].name);
+    for (size_t i = pools; i < acc->n_pools; i++)
+        acc->pools[i].id = xstrdup(acc->pools[i].id);
+    for (size_t i = cf; i < acc->n_cf; i++)
+        acc->cf[i].pool = xstrdup(acc->cf[i].pool);
+    for (size_t i = events; i < acc->n_events; i++) {
+        struct cost_part_event *e = &acc->events[i];
+        e->pool = xstrdup(e->pool);
+        e->task = xstrdup(e->task);
+        e->attempt = xstrdup(e->attempt);
     }
-    for (size_t i = 0; i < p->n_pools; i++) {
-        GROW(acc->pools, acc->n_pools, acc->cap_pools);
-        acc->pools[acc->n_pools] = p->pools[i];
-        acc->pools[acc->n_pools++].id = xstrdup(p->pools[i].id);
-    }
-    for (size_t i = 0; i < p->n_cf; i++) {
-        GROW(acc->cf, acc->n_cf, acc->cap_cf);
-        acc->cf[acc->n_cf] = p->cf[i];
-        acc->cf[acc->n_cf++].pool = xstrdup(p->cf[i].pool);
-    }
-    for (size_t i = 0; i < p->n_restore; i++) {
-        GROW(acc->restore, acc->n_restore, acc->cap_restore);
-        acc->restore[acc->n_restore++] = p->restore[i];
-    }
-    for (size_t i = 0; i < p->n_events; i++) {
-        GROW(acc->events, acc->n_events, acc->cap_events);
-        struct cost_part_event *e = &acc->events[acc->n_events++];
-        *e = p->events[i];
-        e->pool = xstrdup(p->events[i].pool);
-        e->task = xstrdup(p->events[i].task);
-        e->attempt = xstrdup(p->events[i].attempt);
-    }
-    for (size_t i = 0; i < p->n_running; i++) {
-        GROW(acc->running, acc->n_running, acc->cap_running);
-        acc->running[acc->n_running].uid = xstrdup(p->running[i].uid);
-        acc->running[acc->n_running++].config = p->running[i].config;
-    }
+    for (size_t i = running; i < acc->n_running; i++)
+        acc->running[i].uid = xstrdup(acc->running[i].uid);
 }
 
 static int cmp_node(const void *a, const void *b) {
@@ -349,74 +338,69 @@ static int cmp_event_task(const void *pa, const void *pb) {
     return strcmp(a->attempt, b->attempt);
 }
 
-void cost_partial_normalize(struct cost_partial *p) {
+/* Merging row `from` into the equal row `into` (same key): adds what is summed and
+ * frees what `from` owns. */
+static void merge_node(void *into, const void *from) {
+    struct cost_part_node *a = into;
+    const struct cost_part_node *b = from;
+    for (int c = 0; c < COST_PART_NW; c++)
+        a->w[c] += b->w[c];
+    free(b->name);
+}
+static void merge_pool(void *into, const void *from) {
+    struct cost_part_pool *a = into;
+    const struct cost_part_pool *b = from;
+    for (int c = 0; c < COST_NCONFIG; c++)
+        a->held[c] += b->held[c];
+    a->ckpt_sum += b->ckpt_sum;
+    a->ckpt_n += b->ckpt_n;
+    free(b->id);
+}
+static void merge_cf(void *into, const void *from) {
+    struct cost_part_cf *a = into;
+    const struct cost_part_cf *b = from;
+    a->work += b->work;
+    a->wg += b->wg;
+    a->n += b->n;
+    free(b->pool);
+}
+static void merge_restore(void *into, const void *from) {
+    ((struct cost_part_restore *)into)->n += ((const struct cost_part_restore *)from)->n;
+}
+/* running tasks: a set, so a repeat only frees its uid */
+static void merge_task(void *into, const void *from) {
+    (void)into;
+    free(((const struct cost_part_task *)from)->uid);
+}
+
+/* Sorts the n rows of sz bytes at base by cmp and merges each run of equal rows into
+ * its first; returns the rows left. */
+static size_t sort_merge(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *),
+                         void (*merge)(void *into, const void *from)) {
+    char *row = base;
     size_t k = 0;
-    if (p->n_nodes > 1)
-        qsort(p->nodes, p->n_nodes, sizeof *p->nodes, cmp_node);
-    for (size_t i = 0; i < p->n_nodes; i++) {
-        if (k && !strcmp(p->nodes[k - 1].name, p->nodes[i].name)) {
-            for (int c = 0; c < COST_PART_NW; c++)
-                p->nodes[k - 1].w[c] += p->nodes[i].w[c];
-            free(p->nodes[i].name);
-        } else {
-            p->nodes[k++] = p->nodes[i];
-        }
-    }
-    p->n_nodes = k;
-    k = 0;
-    if (p->n_pools > 1)
-        qsort(p->pools, p->n_pools, sizeof *p->pools, cmp_pool);
-    for (size_t i = 0; i < p->n_pools; i++) {
-        if (k && !strcmp(p->pools[k - 1].id, p->pools[i].id)) {
-            struct cost_part_pool *a = &p->pools[k - 1];
-            for (int c = 0; c < COST_NCONFIG; c++)
-                a->held[c] += p->pools[i].held[c];
-            a->ckpt_sum += p->pools[i].ckpt_sum;
-            a->ckpt_n += p->pools[i].ckpt_n;
-            free(p->pools[i].id);
-        } else {
-            p->pools[k++] = p->pools[i];
-        }
-    }
-    p->n_pools = k;
-    k = 0;
-    if (p->n_cf > 1)
-        qsort(p->cf, p->n_cf, sizeof *p->cf, cmp_cf);
-    for (size_t i = 0; i < p->n_cf; i++) {
-        if (k && !cmp_cf(&p->cf[k - 1], &p->cf[i])) {
-            p->cf[k - 1].work += p->cf[i].work;
-            p->cf[k - 1].wg += p->cf[i].wg;
-            p->cf[k - 1].n += p->cf[i].n;
-            free(p->cf[i].pool);
-        } else {
-            p->cf[k++] = p->cf[i];
-        }
-    }
-    p->n_cf = k;
-    k = 0;
-    if (p->n_restore > 1)
-        qsort(p->restore, p->n_restore, sizeof *p->restore, cmp_restore);
-    for (size_t i = 0; i < p->n_restore; i++) {
-        if (k && !cmp_restore(&p->restore[k - 1], &p->restore[i]))
-            p->restore[k - 1].n += p->restore[i].n;
+    if (n > 1)
+        qsort(base, n, sz, cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (k && !cmp(row + (k - 1) * sz, row + i * sz))
+            merge(row + (k - 1) * sz, row + i * sz);
         else
-            p->restore[k++] = p->restore[i];
+            memmove(row + k++ * sz, row + i * sz, sz);
     }
-    p->n_restore = k;
+    return k;
+}
+
+void cost_partial_normalize(struct cost_partial *p) {
+    p->n_nodes = sort_merge(p->nodes, p->n_nodes, sizeof *p->nodes, cmp_node, merge_node);
+    p->n_pools = sort_merge(p->pools, p->n_pools, sizeof *p->pools, cmp_pool, merge_pool);
+    p->n_cf = sort_merge(p->cf, p->n_cf, sizeof *p->cf, cmp_cf, merge_cf);
+    p->n_restore =
+        sort_merge(p->restore, p->n_restore, sizeof *p->restore, cmp_restore, merge_restore);
+    p->n_running = sort_merge(p->running, p->n_running, sizeof *p->running, cmp_task, merge_task);
     /* running tasks: a set, counted per configuration */
-    k = 0;
-    if (p->n_running > 1)
-        qsort(p->running, p->n_running, sizeof *p->running, cmp_task);
-    for (size_t i = 0; i < p->n_running; i++) {
-        if (k && !strcmp(p->running[k - 1].uid, p->running[i].uid))
-            free(p->running[i].uid);
-        else
-            p->running[k++] = p->running[i];
-    }
-    p->n_running = k;
     for (int c = 0; c < COST_NCONFIG; c++)
         p->cfg[c].running = 0;
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < p->n_running; i++)
         if (p->running[i].config >= 0 && p->running[i].config < COST_NCONFIG)
             p->cfg[p->running[i].config].running++;
 }

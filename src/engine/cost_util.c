@@ -13,17 +13,29 @@ __extension__ typedef __int128 i128;
 
 /* ---- names ---------------------------------------------------------------- */
 
+/* One table per enum, indexed by its value: both the name and the parse read it. */
 static const char *const config_names[COST_NCONFIG] = {"spot", "fallback", "on-demand"};
+static const char *const capacity_names[] = {
+    [COST_CAP_ON_DEMAND] = "on-demand",
+    [COST_CAP_SPOT] = "spot",
+};
+static const char *const outcome_names[] = {"running", "succeeded", "failed"};
+static const char *const phase_names[] = {"Unknown", "Pending", "Running", "Succeeded", "Failed"};
+#define NAMES(t) (int)(sizeof t / sizeof t[0])
+
+/* The value whose name is s (exactly), or -1. */
+static int name_index(const char *const *names, int n, const char *s) {
+    for (int i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
 
 enum err cost_config_parse(const char *s, enum cost_config *out) {
-    if (!s)
-        return ERR_INVAL;
-    for (int i = 0; i < COST_NCONFIG; i++)
-        if (strcmp(s, config_names[i]) == 0) {
-            *out = (enum cost_config)i;
-            return ERR_OK;
-        }
-    return ERR_INVAL;
+    int i = name_index(config_names, COST_NCONFIG, s);
+    if (i >= 0)
+        *out = (enum cost_config)i;
+    return i >= 0 ? ERR_OK : ERR_INVAL;
 }
 
 const char *cost_config_name(enum cost_config c) {
@@ -31,41 +43,28 @@ const char *cost_config_name(enum cost_config c) {
 }
 
 enum err cost_capacity_parse(const char *s, enum cost_capacity *out) {
-    if (s && strcmp(s, "spot") == 0)
-        *out = COST_CAP_SPOT;
-    else if (s && strcmp(s, "on-demand") == 0)
-        *out = COST_CAP_ON_DEMAND;
-    else
-        return ERR_INVAL;
-    return ERR_OK;
+    int i = name_index(capacity_names, NAMES(capacity_names), s);
+    if (i >= 0)
+        *out = (enum cost_capacity)i;
+    return i >= 0 ? ERR_OK : ERR_INVAL;
 }
 
 const char *cost_capacity_name(enum cost_capacity c) {
-    return c == COST_CAP_SPOT ? "spot" : c == COST_CAP_ON_DEMAND ? "on-demand" : NULL;
+    return (unsigned)c < (unsigned)NAMES(capacity_names) ? capacity_names[c] : NULL;
 }
 
 enum err cost_outcome_parse(const char *s, enum cost_outcome *out) {
-    static const char *const names[] = {"running", "succeeded", "failed"};
-    if (!s)
-        return ERR_INVAL;
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = (enum cost_outcome)i;
-            return ERR_OK;
-        }
-    return ERR_INVAL;
+    int i = name_index(outcome_names, NAMES(outcome_names), s);
+    if (i >= 0)
+        *out = (enum cost_outcome)i;
+    return i >= 0 ? ERR_OK : ERR_INVAL;
 }
 
 enum err cost_phase_parse(const char *s, enum cost_phase *out) {
-    static const char *const names[] = {"Unknown", "Pending", "Running", "Succeeded", "Failed"};
-    if (!s)
-        return ERR_INVAL;
-    for (int i = 0; i < 5; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = (enum cost_phase)i;
-            return ERR_OK;
-        }
-    return ERR_INVAL;
+    int i = name_index(phase_names, NAMES(phase_names), s);
+    if (i >= 0)
+        *out = (enum cost_phase)i;
+    return i >= 0 ? ERR_OK : ERR_INVAL;
 }
 
 /* ---- largest remainder ------------------------------------------------------ */

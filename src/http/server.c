@@ -433,11 +433,7 @@ enum err server_start(const struct server_options *opt, struct server **out) {
     srv->receive_timeout_ms =
         opt->receive_timeout_ms ? opt->receive_timeout_ms : SERVER_RECEIVE_TIMEOUT_MS;
     pthread_mutex_init(&srv->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&srv->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    timeutil_mono_cond_init(&srv->cond);
     if (pthread_key_create(&srv->db_key, close_thread_db) != 0) {
         freeaddrinfo(ai);
         free(srv->db_path);

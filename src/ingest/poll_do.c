@@ -109,11 +109,7 @@ enum err poll_do_new(const struct poll_do_options *opt, struct store *writer,
     p->db = writer;
     p->lock = writer_lock;
     pthread_mutex_init(&p->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    timeutil_mono_cond_init(&p->cv);
 
     struct http_client_options ho = opt->http;
     p->user_sleep = ho.sleep_ms;

@@ -181,11 +181,7 @@ enum err watch_k8s_new(const struct watch_k8s_options *opt, struct store *writer
     w->writer_lock = writer_lock;
     w->rand_state = (unsigned)timeutil_mono_ms();
     pthread_mutex_init(&w->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &ca);
-    pthread_condattr_destroy(&ca);
+    timeutil_mono_cond_init(&w->cond);
 
     char jobq[512] = "", podq[256], evq[256] = "";
     if (w->job_selector) {

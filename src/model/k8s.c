@@ -48,19 +48,14 @@ bool k8s_index_set_contains(const char *set, int64_t idx) {
     return false;
 }
 
+static const char *const kind_names[] = {
+    [K8S_JOB] = "job",     [K8S_POD] = "pod", [K8S_NODE] = "node",
+    [K8S_EVENT] = "event", [K8S_PDB] = "pdb",
+};
+
 const char *k8s_kind_name(enum k8s_kind kind) {
-    switch (kind) {
-    case K8S_JOB:
-        return "job";
-    case K8S_POD:
-        return "pod";
-    case K8S_NODE:
-        return "node";
-    case K8S_EVENT:
-        return "event";
-    case K8S_PDB:
-        return "pdb";
-    }
+    if ((unsigned)kind < sizeof kind_names / sizeof kind_names[0])
+        return kind_names[kind];
     return "?";
 }
 

@@ -9,12 +9,8 @@
 void app_init(struct app *app) {
     pthread_mutex_init(&app->writer_lock, NULL);
     pthread_mutex_init(&app->wake_lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
     /* CLOCK_MONOTONIC: a wall-clock jump must not cut or stretch a poll interval */
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&app->wake_cond, &attr);
-    pthread_condattr_destroy(&attr);
+    timeutil_mono_cond_init(&app->wake_cond);
     app->wake_gen = 0;
     app->stopping = false;
     metrics_cache_init(&app->metrics);

@@ -273,6 +273,24 @@ enum err do_api_get_record(json_object *o, const struct do_api_member *m, size_t
     return e;
 }
 
+enum err do_api_parse_record(const char *buf, size_t len, const char *key,
+                             const struct do_api_member *m, size_t n, size_t size, const char *what,
+                             void *out, char *why, size_t wl) {
+    json_object *doc = NULL;
+    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
+    if (e != ERR_OK)
+        return e;
+    json_object *o = key ? do_api_field(doc, key) : doc;
+    void *rec = xmalloc(size);
+    if (!o || !json_object_is_type(o, json_type_object))
+        e = do_api_why_set(why, wl, "'%s' is %s", key, o ? "not an object" : "missing");
+    else if ((e = do_api_get_record(o, m, n, size, what, rec, why, wl)) == ERR_OK)
+        memcpy(out, rec, size);
+    free(rec);
+    json_object_put(doc);
+    return e;
+}
+
 void do_api_free_members(const struct do_api_member *m, size_t n, size_t size, void *rec) {
     for (size_t i = 0; i < n; i++)
         if (m[i].kind == DO_STR || m[i].kind == DO_ID)
@@ -400,33 +418,12 @@ static const struct do_api_member cluster_members[] = {
 
 enum err do_api_parse_cluster(const char *buf, size_t len, struct do_cluster *out, char *why,
                               size_t wl) {
-    json_object *doc = NULL;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_cluster c = {0};
-    json_object *k = do_api_field(doc, "kubernetes_cluster");
-    if (!k || !json_object_is_type(k, json_type_object)) {
-        e = do_api_why_set(why, wl, "'kubernetes_cluster' is %s", k ? "not an object" : "missing");
-        goto out;
-    }
-    e = do_api_get_members(k, cluster_members, DO_API_N(cluster_members), "cluster", &c, why, wl);
-out:
-    json_object_put(doc);
-    if (e != ERR_OK) {
-        do_cluster_release(&c);
-        return e;
-    }
-    *out = c;
-    return ERR_OK;
+    return do_api_parse_record(buf, len, "kubernetes_cluster", cluster_members,
+                               DO_API_N(cluster_members), sizeof *out, "cluster", out, why, wl);
 }
 
 void do_cluster_release(struct do_cluster *c) {
-    free(c->id);
-    free(c->name);
-    free(c->region);
-    free(c->version);
-    memset(c, 0, sizeof *c);
+    do_api_free_members(cluster_members, DO_API_N(cluster_members), sizeof *c, c);
 }
 
 /* --- node pools --------------------------------------------------------------------- */
@@ -620,24 +617,10 @@ static const struct do_api_member error_members[] = {
 
 enum err do_api_parse_error(const char *buf, size_t len, struct do_error *out, char *why,
                             size_t wl) {
-    json_object *doc = NULL;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_error r = {0};
-    if ((e = do_api_get_members(doc, error_members, DO_API_N(error_members), "error", &r, why,
-                                wl)) != ERR_OK)
-        do_error_release(&r);
-    json_object_put(doc);
-    if (e != ERR_OK)
-        return e;
-    *out = r;
-    return ERR_OK;
+    return do_api_parse_record(buf, len, NULL, error_members, DO_API_N(error_members), sizeof *out,
+                               "error", out, why, wl);
 }
 
 void do_error_release(struct do_error *e) {
-    free(e->id);
-    free(e->message);
-    free(e->request_id);
-    memset(e, 0, sizeof *e);
+    do_api_free_members(error_members, DO_API_N(error_members), sizeof *e, e);
 }

@@ -138,15 +138,6 @@ static const struct do_api_member balance_members[] = {
 
 enum err do_api_parse_balance(const char *buf, size_t len, struct do_balance *out, char *why,
                               size_t wl) {
-    json_object *doc = NULL;
-    enum err e = do_api_parse_doc(buf, len, &doc, why, wl);
-    if (e != ERR_OK)
-        return e;
-    struct do_balance b = {0};
-    e = do_api_get_members(doc, balance_members, DO_API_N(balance_members), "balance", &b, why, wl);
-    json_object_put(doc);
-    if (e != ERR_OK)
-        return e;
-    *out = b;
-    return ERR_OK;
+    return do_api_parse_record(buf, len, NULL, balance_members, DO_API_N(balance_members),
+                               sizeof *out, "balance", out, why, wl);
 }

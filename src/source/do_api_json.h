@@ -65,6 +65,12 @@ enum err do_api_get_members(json_object *o, const struct do_api_member *m, size_
  * object"), then its members; on a problem do_api_free_members undoes it. */
 enum err do_api_get_record(json_object *o, const struct do_api_member *m, size_t n, size_t size,
                            const char *what, void *rec, char *why, size_t wl);
+/* One record document: the object under key (NULL: the document itself; else "'KEY' is
+ * missing" / "'KEY' is not an object") read as do_api_get_record does; *out (size
+ * bytes) is written only on ERR_OK. */
+enum err do_api_parse_record(const char *buf, size_t len, const char *key,
+                             const struct do_api_member *m, size_t n, size_t size, const char *what,
+                             void *out, char *why, size_t wl);
 /* Frees the string members (DO_STR, DO_ID) of rec and zeroes its size bytes. */
 void do_api_free_members(const struct do_api_member *m, size_t n, size_t size, void *rec);
 /* The number of entries of a member table. */
