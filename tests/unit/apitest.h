@@ -88,17 +88,6 @@ static inline void apitest_teardown(struct apitest *t) {
     testdb_remove(&t->db);
 }
 
-/* cmocka setup/teardown: a fresh state holding the worked example (testdb.h). */
-static inline int apitest_setup_worked(void **state) {
-    struct apitest *t = calloc(1, sizeof *t);
-    assert_non_null(t);
-    apitest_setup(t, NULL);
-    testdb_worked_example(&t->db);
-    apitest_open(t);
-    *state = t;
-    return 0;
-}
-
 /* cmocka setup: a fresh state holding the rows fill() inserts. */
 static inline int apitest_setup_rows(void **state, void (*fill)(const struct testdb *)) {
     struct apitest *t = calloc(1, sizeof *t);
@@ -108,6 +97,11 @@ static inline int apitest_setup_rows(void **state, void (*fill)(const struct tes
     apitest_open(t);
     *state = t;
     return 0;
+}
+
+/* cmocka setup/teardown: a fresh state holding the worked example (testdb.h). */
+static inline int apitest_setup_worked(void **state) {
+    return apitest_setup_rows(state, testdb_worked_example);
 }
 
 static inline int apitest_teardown_state(void **state) {

@@ -11,6 +11,13 @@
 #ifndef SPOTLEDGER_TEST_FAKE_HTTP_H
 #define SPOTLEDGER_TEST_FAKE_HTTP_H
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -282,6 +289,18 @@ FAKE_UNUSED static char *fake_read_file(const char *path, size_t *len) {
     p[n] = '\0';
     if (len)
         *len = n;
+    return p;
+}
+
+/* Reads the fixture dir/name (NUL-terminated, its length in *len when len is not
+ * NULL); a missing one fails the test (tests run from the repository root, where
+ * the project's own fixtures are tests/fixtures/...). Caller frees. */
+FAKE_UNUSED static char *fake_fixture(const char *dir, const char *name, size_t *len) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *p = fake_read_file(path, len);
+    if (!p)
+        fail_msg("missing fixture %s (tests run from the repo root)", path);
     return p;
 }
 

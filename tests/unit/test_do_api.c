@@ -17,12 +17,7 @@
 static char why[DO_API_WHY_MAX];
 
 static char *own(const char *name, size_t *len) {
-    char path[512];
-    snprintf(path, sizeof path, "tests/fixtures/do/%s", name);
-    char *p = fake_read_file(path, len);
-    if (!p)
-        fail_msg("missing fixture %s (tests run from the repo root)", path);
-    return p;
+    return fake_fixture("tests/fixtures/do", name, len);
 }
 
 /* --- shared fixtures -------------------------------------------------------------- */
@@ -41,18 +36,9 @@ static int shared_dir(char *out, size_t cap) {
     return 0;
 }
 
-static char *shared(const char *dir, const char *name, size_t *len) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *p = fake_read_file(path, len);
-    if (!p)
-        fail_msg("cannot read %s", path);
-    return p;
-}
-
 static void check_shared_sizes(const char *dir) {
     size_t len;
-    char *b = shared(dir, "v2_sizes.json", &len);
+    char *b = fake_fixture(dir, "v2_sizes.json", &len);
     struct do_sizes l = {0};
     assert_int_equal(do_api_parse_sizes(b, len, &l, why, sizeof why), ERR_OK);
     assert_int_equal(l.n, 1);
@@ -67,7 +53,7 @@ static void check_shared_sizes(const char *dir) {
     do_sizes_release(&l);
     free(b);
 
-    b = shared(dir, "v2_sizes.godo_testdata.json", &len);
+    b = fake_fixture(dir, "v2_sizes.godo_testdata.json", &len);
     assert_int_equal(do_api_parse_sizes(b, len, &l, why, sizeof why), ERR_OK);
     assert_int_equal(l.skipped, 0);
     bool gpu = false;
@@ -86,7 +72,7 @@ static void check_shared_sizes(const char *dir) {
 
 static void check_shared_k8s(const char *dir) {
     size_t len;
-    char *b = shared(dir, "v2_kubernetes_clusters_CLUSTER_ID.json", &len);
+    char *b = fake_fixture(dir, "v2_kubernetes_clusters_CLUSTER_ID.json", &len);
     struct do_cluster c = {0};
     assert_int_equal(do_api_parse_cluster(b, len, &c, why, sizeof why), ERR_OK);
     assert_string_equal(c.id, "bd5f5959-5e1e-4205-a714-a914373942af");
@@ -94,7 +80,7 @@ static void check_shared_k8s(const char *dir) {
     do_cluster_release(&c);
     free(b);
 
-    b = shared(dir, "v2_kubernetes_clusters_CLUSTER_ID_node_pools.json", &len);
+    b = fake_fixture(dir, "v2_kubernetes_clusters_CLUSTER_ID_node_pools.json", &len);
     struct do_pools l = {0};
     assert_int_equal(do_api_parse_pools(b, len, &l, why, sizeof why), ERR_OK);
     assert_int_equal(l.n, 2);
@@ -109,7 +95,7 @@ static void check_shared_k8s(const char *dir) {
     do_pools_release(&l);
     free(b);
 
-    b = shared(dir, "v2_kubernetes_clusters_CLUSTER_ID_node_pools_NODE_POOL_ID.json", &len);
+    b = fake_fixture(dir, "v2_kubernetes_clusters_CLUSTER_ID_node_pools_NODE_POOL_ID.json", &len);
     struct do_pool p;
     assert_int_equal(do_api_parse_pool(b, len, &p, why, sizeof why), ERR_OK);
     assert_non_null(p.id);
@@ -119,7 +105,7 @@ static void check_shared_k8s(const char *dir) {
 
 static void check_shared_billing(const char *dir) {
     size_t len;
-    char *b = shared(dir, "v2_customers_my_invoices.json", &len);
+    char *b = fake_fixture(dir, "v2_customers_my_invoices.json", &len);
     struct do_invoices inv = {0};
     assert_int_equal(do_api_parse_invoices(b, len, &inv, why, sizeof why), ERR_OK);
     assert_int_equal(inv.n, 3);
@@ -134,7 +120,7 @@ static void check_shared_billing(const char *dir) {
     const char *items[] = {"v2_customers_my_invoices_INVOICE_UUID.json",
                            "v2_customers_my_invoices_INVOICE_UUID.godo_testdata.json"};
     for (int i = 0; i < 2; i++) {
-        b = shared(dir, items[i], &len);
+        b = fake_fixture(dir, items[i], &len);
         struct do_invoice_items it = {0};
         assert_int_equal(do_api_parse_invoice_items(b, len, &it, why, sizeof why), ERR_OK);
         assert_int_equal(it.n, 2);
@@ -153,7 +139,7 @@ static void check_shared_billing(const char *dir) {
         free(b);
     }
 
-    b = shared(dir, "v2_customers_my_billing_history.json", &len);
+    b = fake_fixture(dir, "v2_customers_my_billing_history.json", &len);
     struct do_billing_history h = {0};
     assert_int_equal(do_api_parse_billing_history(b, len, &h, why, sizeof why), ERR_OK);
     assert_int_equal(h.n, 2);
@@ -162,7 +148,7 @@ static void check_shared_billing(const char *dir) {
     do_billing_history_release(&h);
     free(b);
 
-    b = shared(dir, "v2_customers_my_balance.json", &len);
+    b = fake_fixture(dir, "v2_customers_my_balance.json", &len);
     struct do_balance bal;
     assert_int_equal(do_api_parse_balance(b, len, &bal, why, sizeof why), ERR_OK);
     assert_int_equal(bal.month_to_date_balance, 23440000);
@@ -184,7 +170,7 @@ static void check_shared_rest(const char *dir, int *covered) {
         if (nl < 5 || strcmp(n + nl - 5, ".json") != 0)
             continue;
         size_t len;
-        char *b = shared(dir, n, &len);
+        char *b = fake_fixture(dir, n, &len);
         if (strncmp(n, "error_", 6) == 0) {
             struct do_error e = {0};
             assert_int_equal(do_api_parse_error(b, len, &e, why, sizeof why), ERR_OK);
@@ -207,7 +193,7 @@ static void check_shared_rest(const char *dir, int *covered) {
  * the micro-dollar (0.86, 2.57), the DOKS one naming its cluster. */
 static void check_shared_insights(const char *dir) {
     size_t len;
-    char *b = shared(dir, "v2_billing_ACCOUNT_URN_insights_START_DATE_END_DATE.json", &len);
+    char *b = fake_fixture(dir, "v2_billing_ACCOUNT_URN_insights_START_DATE_END_DATE.json", &len);
     struct do_insights l;
     assert_int_equal(do_insights_parse(b, len, &l, why, sizeof why), ERR_OK);
     free(b);

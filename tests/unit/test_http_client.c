@@ -285,15 +285,20 @@ static void test_pages_follow_and_rebase(void **state) {
     assert_int_equal(f->srv.unmatched, 0);
 }
 
+/* Follows the pages from path, without a token and at most max of them: it ends
+ * with want after n pages. */
+static void pages_end(struct fx *f, const char *path, int max, enum err want, int n) {
+    struct pages p = {0};
+    assert_int_equal(
+        http_client_get_pages(f->c, url(f, path), NULL, NULL, max, page_cb, &p, &f->r, NULL), want);
+    assert_int_equal(p.n, n);
+}
+
 static void test_pages_loop_guard(void **state) {
     struct fx *f = *state;
     fake_route(&f->srv, "/p?page=1", 200, "NEXT /p?page=2");
     fake_route(&f->srv, "/p?page=2", 200, "NEXT /p?page=1");
-    struct pages p = {0};
-    assert_int_equal(
-        http_client_get_pages(f->c, url(f, "/p?page=1"), NULL, NULL, 10, page_cb, &p, &f->r, NULL),
-        ERR_PARSE);
-    assert_int_equal(p.n, 2);
+    pages_end(f, "/p?page=1", 10, ERR_PARSE, 2);
     assert_non_null(strstr(f->r.error, "loop"));
 }
 
@@ -301,11 +306,7 @@ static void test_pages_identical_body_guard(void **state) {
     struct fx *f = *state;
     /* a server that ignores ?page= and serves the same page with ever new next links */
     fake_route(&f->srv, "/q", 200, "NEXT /q?page=2");
-    struct pages p = {0};
-    assert_int_equal(
-        http_client_get_pages(f->c, url(f, "/q"), NULL, NULL, 10, page_cb, &p, &f->r, NULL),
-        ERR_PARSE);
-    assert_int_equal(p.n, 1);
+    pages_end(f, "/q", 10, ERR_PARSE, 1);
 }
 
 static void test_pages_max(void **state) {
@@ -313,11 +314,7 @@ static void test_pages_max(void **state) {
     fake_route(&f->srv, "/m?page=1", 200, "NEXT /m?page=2");
     fake_route(&f->srv, "/m?page=2", 200, "NEXT /m?page=3");
     fake_route(&f->srv, "/m?page=3", 200, "NEXT /m?page=4");
-    struct pages p = {0};
-    assert_int_equal(
-        http_client_get_pages(f->c, url(f, "/m?page=1"), NULL, NULL, 2, page_cb, &p, &f->r, NULL),
-        ERR_TOOBIG);
-    assert_int_equal(p.n, 2);
+    pages_end(f, "/m?page=1", 2, ERR_TOOBIG, 2);
 }
 
 /* --- streaming --- */
@@ -449,19 +446,26 @@ static long rate_transport(void *ctx, const char *u, struct http_response *resp)
     return 200;
 }
 
+/* A client on r's fake clock and transport, r->times for r->cap requests; the
+ * rates per minute and hour as given (0: unlimited). */
+static struct http_client *rate_client(struct rate *r, int per_minute, int per_hour) {
+    r->times = calloc((size_t)r->cap, sizeof *r->times);
+    struct http_client_options o = {.rate_per_minute = per_minute,
+                                    .rate_per_hour = per_hour,
+                                    .sleep_ms = clk_sleep,
+                                    .sleep_ctx = &r->clk,
+                                    .now_ms = clk_now,
+                                    .transport = rate_transport,
+                                    .transport_ctx = r};
+    struct http_client *c = NULL;
+    assert_int_equal(http_client_new(&o, &c), ERR_OK);
+    return c;
+}
+
 static void test_pacing_under_do_limits(void **state) {
     (void)state;
     struct rate r = {.cap = 30000, .remaining = -1};
-    r.times = calloc((size_t)r.cap, sizeof *r.times);
-    struct http_client_options o = {.rate_per_minute = 250,
-                                    .rate_per_hour = 5000,
-                                    .sleep_ms = clk_sleep,
-                                    .sleep_ctx = &r.clk,
-                                    .now_ms = clk_now,
-                                    .transport = rate_transport,
-                                    .transport_ctx = &r};
-    struct http_client *c = NULL;
-    assert_int_equal(http_client_new(&o, &c), ERR_OK);
+    struct http_client *c = rate_client(&r, 250, 5000);
     struct http_response resp;
     http_response_init(&resp);
     /* a caller that wants 4 requests per second for three simulated hours */
@@ -483,14 +487,7 @@ static void test_pacing_under_do_limits(void **state) {
 static void test_pacing_honours_remaining_zero(void **state) {
     (void)state;
     struct rate r = {.cap = 16, .remaining = 0, .reset_in = 42};
-    r.times = calloc((size_t)r.cap, sizeof *r.times);
-    struct http_client_options o = {.sleep_ms = clk_sleep,
-                                    .sleep_ctx = &r.clk,
-                                    .now_ms = clk_now,
-                                    .transport = rate_transport,
-                                    .transport_ctx = &r};
-    struct http_client *c = NULL;
-    assert_int_equal(http_client_new(&o, &c), ERR_OK);
+    struct http_client *c = rate_client(&r, 0, 0);
     struct http_response resp;
     http_response_init(&resp);
     assert_int_equal(http_client_get(c, "http://x/", "t", NULL, &resp), ERR_OK);

@@ -268,6 +268,17 @@ static void test_static_token(void **state) {
     kube_token_release(&t);
 }
 
+/* do_token_find(file, doctl) with the fake environment finds want (then freed);
+ * the source it names is left in src. */
+static void token_found(const char *file, const char *doctl, const char *want, char *src,
+                        size_t cap) {
+    char *tok = NULL, err[1200];
+    assert_int_equal(do_token_find(file, doctl, fake_getenv, &tok, src, cap, err, sizeof err),
+                     ERR_OK);
+    assert_string_equal(tok, want);
+    secret_free(tok, 0);
+}
+
 static void test_do_token_sources(void **state) {
     (void)state;
     char *tok = NULL, src[700], err[1200];
@@ -283,17 +294,11 @@ static void test_do_token_sources(void **state) {
     /* doctl's default file, its default context */
     put("h/.config/doctl/config.yaml", "access-token: from-default\ncontext: default\n"
                                        "auth-contexts:\n  work: from-work\n");
-    assert_int_equal(do_token_find(NULL, NULL, fake_getenv, &tok, src, sizeof src, err, sizeof err),
-                     ERR_OK);
-    assert_string_equal(tok, "from-default");
+    token_found(NULL, NULL, "from-default", src, sizeof src);
     assert_non_null(strstr(src, "context 'default'"));
-    secret_free(tok, 0);
     /* DIGITALOCEAN_CONTEXT picks an auth-contexts entry */
     setenv_fake("DIGITALOCEAN_CONTEXT", "work");
-    assert_int_equal(do_token_find(NULL, NULL, fake_getenv, &tok, src, sizeof src, err, sizeof err),
-                     ERR_OK);
-    assert_string_equal(tok, "from-work");
-    secret_free(tok, 0);
+    token_found(NULL, NULL, "from-work", src, sizeof src);
     /* an explicit --doctl-config whose context has no token */
     const char *dc = put("d.yaml", "context: gone\nauth-contexts: {work: w}\n");
     g_nenv--; /* drop DIGITALOCEAN_CONTEXT */
@@ -302,23 +307,14 @@ static void test_do_token_sources(void **state) {
     assert_non_null(strstr(err, "context 'gone'"));
     /* the environment beats doctl, DIGITALOCEAN_TOKEN first */
     setenv_fake("DIGITALOCEAN_ACCESS_TOKEN", "from-access");
-    assert_int_equal(do_token_find(NULL, NULL, fake_getenv, &tok, src, sizeof src, err, sizeof err),
-                     ERR_OK);
-    assert_string_equal(tok, "from-access");
+    token_found(NULL, NULL, "from-access", src, sizeof src);
     assert_string_equal(src, "DIGITALOCEAN_ACCESS_TOKEN");
-    secret_free(tok, 0);
     setenv_fake("DIGITALOCEAN_TOKEN", "from-env");
-    assert_int_equal(do_token_find(NULL, NULL, fake_getenv, &tok, src, sizeof src, err, sizeof err),
-                     ERR_OK);
-    assert_string_equal(tok, "from-env");
-    secret_free(tok, 0);
+    token_found(NULL, NULL, "from-env", src, sizeof src);
     /* the file beats everything; the source names the file, never the token */
     const char *f = put("do.tok", "  from-file\n");
-    assert_int_equal(do_token_find(f, NULL, fake_getenv, &tok, src, sizeof src, err, sizeof err),
-                     ERR_OK);
-    assert_string_equal(tok, "from-file");
+    token_found(f, NULL, "from-file", src, sizeof src);
     assert_null(strstr(src, "from-file"));
-    secret_free(tok, 0);
 }
 
 int main(void) {

@@ -50,12 +50,7 @@ struct fx {
 };
 
 static char *fixture(const char *name) {
-    char path[256];
-    snprintf(path, sizeof path, "tests/fixtures/do/%s", name);
-    char *p = fake_read_file(path, NULL);
-    if (!p)
-        fail_msg("missing fixture %s", path);
-    return p;
+    return fake_fixture("tests/fixtures/do", name, NULL);
 }
 
 static struct fake_route *serve(struct fx *f, const char *path, int status, const char *file) {
@@ -486,27 +481,30 @@ static long sim_transport(void *ctx, const char *url, struct http_response *resp
         buf_puts(&resp->body, "{\"id\":\"server_error\",\"message\":\"down\"}");
         return 500;
     }
+    /* the first route whose part is in the URL answers; none: "{}" */
+    const struct {
+        const char *part;
+        const char *body;
+    } routes[] = {
+        {"/node_pools?page=2", s->pools2},
+        {"/node_pools", s->pools},
+        {"/v2/sizes", s->sizes},
+        {"/invoices/", s->items},
+        {"/invoices", s->invoices},
+        {"/billing_history", s->history},
+        {"/balance", s->balance},
+        {"/clusters/", "{\"kubernetes_cluster\":{\"id\":\"" CLUSTER "\",\"name\":\"gpu-lab\"}}"},
+        {"/v2/account", "{\"account\":{\"team\":{\"uuid\":\"t-1\"}}}"},
+        {"/insights/",
+         "{\"data_points\":[],\"total_items\":0,\"total_pages\":1,\"current_page\":1}"},
+    };
     const char *body = "{}";
-    if (strstr(url, "/node_pools?page=2"))
-        body = s->pools2;
-    else if (strstr(url, "/node_pools"))
-        body = s->pools;
-    else if (strstr(url, "/v2/sizes"))
-        body = s->sizes;
-    else if (strstr(url, "/invoices/"))
-        body = s->items;
-    else if (strstr(url, "/invoices"))
-        body = s->invoices;
-    else if (strstr(url, "/billing_history"))
-        body = s->history;
-    else if (strstr(url, "/balance"))
-        body = s->balance;
-    else if (strstr(url, "/clusters/"))
-        body = "{\"kubernetes_cluster\":{\"id\":\"" CLUSTER "\",\"name\":\"gpu-lab\"}}";
-    else if (strstr(url, "/v2/account"))
-        body = "{\"account\":{\"team\":{\"uuid\":\"t-1\"}}}";
-    else if (strstr(url, "/insights/"))
-        body = "{\"data_points\":[],\"total_items\":0,\"total_pages\":1,\"current_page\":1}";
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (strstr(url, routes[i].part)) {
+            body = routes[i].body;
+            break;
+        }
+    }
     buf_puts(&resp->body, body);
     return 200;
 }

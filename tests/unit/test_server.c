@@ -38,11 +38,21 @@ static const char *no_env(const char *n) {
     return NULL;
 }
 
-static void write_file(const char *path, const char *text) {
+/* Writes text into the file dir/name. */
+static void write_in(const char *dir, const char *name, const char *text) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+}
+
+/* Makes the directory dir/name (0755). */
+static void mkdir_in(const char *dir, const char *name) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    mkdir(path, 0755);
 }
 
 static int setup(void **state) {
@@ -53,13 +63,11 @@ static int setup(void **state) {
     snprintf(f->db, sizeof f->db, "%s/x.db", f->dir);
     snprintf(f->web, sizeof f->web, "%s/web", f->dir);
     mkdir(f->web, 0755);
+    write_in(f->web, "index.html", "<!doctype html><title>spotledger</title>");
+    write_in(f->web, "app.js", "console.log(1);");
+    write_in(f->dir, "secret.txt", "outside the web root");
     char p[160];
-    snprintf(p, sizeof p, "%s/index.html", f->web);
-    write_file(p, "<!doctype html><title>spotledger</title>");
-    snprintf(p, sizeof p, "%s/app.js", f->web);
-    write_file(p, "console.log(1);");
     snprintf(p, sizeof p, "%s/secret.txt", f->dir);
-    write_file(p, "outside the web root");
     char link[160];
     snprintf(link, sizeof link, "%s/escape.txt", f->web);
     if (symlink(p, link) != 0)
@@ -134,6 +142,20 @@ static void reply_free(struct reply *r) {
     buf_release(&r->headers);
 }
 
+/* Fetches method path (upload as the body when not NULL) and checks the status, and
+ * that the body holds in_body and the headers in_headers (each when not NULL). */
+static void expect(struct fx *f, const char *method, const char *path, const char *upload,
+                   long status, const char *in_body, const char *in_headers) {
+    struct reply r;
+    fetch(f, method, path, upload, &r);
+    assert_int_equal(r.status, status);
+    if (in_body)
+        assert_non_null(strstr(buf_str(&r.body), in_body));
+    if (in_headers)
+        assert_non_null(strstr(buf_str(&r.headers), in_headers));
+    reply_free(&r);
+}
+
 static void test_health(void **state) {
     struct fx *f = *state;
     struct reply r;
@@ -144,69 +166,41 @@ static void test_health(void **state) {
     assert_non_null(strstr(buf_str(&r.headers), "X-Content-Type-Options: nosniff"));
     assert_non_null(strstr(buf_str(&r.headers), "Referrer-Policy: no-referrer"));
     reply_free(&r);
-    fetch(f, "GET", "/readyz", NULL, &r);
-    assert_int_equal(r.status, 200);
-    assert_non_null(strstr(buf_str(&r.body), "\"status\":\"ready\""));
-    reply_free(&r);
+    expect(f, "GET", "/readyz", NULL, 200, "\"status\":\"ready\"", NULL);
 }
 
 static void test_readyz_waits_for_sources(void **state) {
     struct fx *f = *state;
-    struct reply r;
     f->app.do_enabled = true;
-    fetch(f, "GET", "/readyz", NULL, &r);
-    assert_int_equal(r.status, 503);
-    assert_non_null(strstr(buf_str(&r.body), "no successful poll yet"));
-    reply_free(&r);
+    expect(f, "GET", "/readyz", NULL, 503, "no successful poll yet", NULL);
     int64_t id;
     int64_t now = (int64_t)time(NULL);
     assert_int_equal(store_poll_begin(f->writer, "do", now, &id), ERR_OK);
     assert_int_equal(store_poll_end(f->writer, id, now, now, NULL, 1, 1), ERR_OK);
-    fetch(f, "GET", "/readyz", NULL, &r);
-    assert_int_equal(r.status, 200);
-    reply_free(&r);
+    expect(f, "GET", "/readyz", NULL, 200, NULL, NULL);
     f->app.do_enabled = false;
 }
 
 static void test_errors(void **state) {
     struct fx *f = *state;
-    struct reply r;
-    fetch(f, "GET", "/api/v1/nope", NULL, &r);
-    assert_int_equal(r.status, 404);
-    assert_non_null(strstr(buf_str(&r.body), "{\"error\":{\"code\":\"not_found\""));
-    reply_free(&r);
-    fetch(f, "DELETE", "/healthz", NULL, &r);
-    assert_int_equal(r.status, 405);
-    assert_non_null(strstr(buf_str(&r.headers), "Allow: GET, HEAD"));
-    reply_free(&r);
+    expect(f, "GET", "/api/v1/nope", NULL, 404, "{\"error\":{\"code\":\"not_found\"", NULL);
+    expect(f, "DELETE", "/healthz", NULL, 405, NULL, "Allow: GET, HEAD");
     char big[2048];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
-    fetch(f, "POST", "/healthz", big, &r);
-    assert_int_equal(r.status, 413);
-    assert_non_null(strstr(buf_str(&r.body), "payload_too_large"));
-    reply_free(&r);
+    expect(f, "POST", "/healthz", big, 413, "payload_too_large", NULL);
     char path[8192] = "/healthz?x=";
     memset(path + 11, 'a', 5000);
     path[5011] = '\0';
-    fetch(f, "GET", path, NULL, &r);
-    assert_int_equal(r.status, 414);
-    assert_non_null(strstr(buf_str(&r.body), "uri_too_long"));
-    reply_free(&r);
+    expect(f, "GET", path, NULL, 414, "uri_too_long", NULL);
 }
 
 static void test_static(void **state) {
     struct fx *f = *state;
+    expect(f, "GET", "/", NULL, 200, "<title>spotledger</title>",
+           "Content-Type: text/html; charset=utf-8");
+    expect(f, "GET", "/app.js", NULL, 200, NULL, "Content-Type: text/javascript");
     struct reply r;
-    fetch(f, "GET", "/", NULL, &r);
-    assert_int_equal(r.status, 200);
-    assert_non_null(strstr(buf_str(&r.body), "<title>spotledger</title>"));
-    assert_non_null(strstr(buf_str(&r.headers), "Content-Type: text/html; charset=utf-8"));
-    reply_free(&r);
-    fetch(f, "GET", "/app.js", NULL, &r);
-    assert_int_equal(r.status, 200);
-    assert_non_null(strstr(buf_str(&r.headers), "Content-Type: text/javascript"));
-    reply_free(&r);
     const char *evil[] = {"/../secret.txt",
                           "/%2e%2e/secret.txt",
                           "/web/%2e%2e/%2e%2e/etc/passwd",
@@ -231,20 +225,14 @@ static void test_static(void **state) {
  * /usr/share/javascript */
 static void test_vendor_allow_list(void **state) {
     struct fx *f = *state;
-    char p[200];
-    snprintf(p, sizeof p, "%s/vendor", f->dir);
-    mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/vendor/chart.js", f->dir);
-    mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/vendor/jquery", f->dir);
-    mkdir(p, 0755);
-    snprintf(p, sizeof p, "%s/vendor/chart.js/chart.min.js", f->dir);
-    write_file(p, "/* chart */");
-    snprintf(p, sizeof p, "%s/vendor/chart.js/chart.esm.js", f->dir);
-    write_file(p, "/* esm */");
-    snprintf(p, sizeof p, "%s/vendor/jquery/jquery.js", f->dir);
-    write_file(p, "/* jquery */");
+    mkdir_in(f->dir, "vendor");
+    mkdir_in(f->dir, "vendor/chart.js");
+    mkdir_in(f->dir, "vendor/jquery");
+    write_in(f->dir, "vendor/chart.js/chart.min.js", "/* chart */");
+    write_in(f->dir, "vendor/chart.js/chart.esm.js", "/* esm */");
+    write_in(f->dir, "vendor/jquery/jquery.js", "/* jquery */");
     free(f->cfg.vendor_dir);
+    char p[200];
     snprintf(p, sizeof p, "%s/vendor", f->dir);
     f->cfg.vendor_dir = strdup(p);
     struct reply r;
