@@ -109,6 +109,23 @@ void sim_do_links_meta(struct jsonw *j, const struct page *pg, const char *base,
     jsonw_obj_end(j);
 }
 
+bool sim_do_list_open(const struct request *req, int64_t total, const char *key, struct page *pg,
+                      struct jsonw *j, struct response *resp) {
+    if (!sim_do_paginate(req, total, pg, resp))
+        return false;
+    jsonw_init(j, &resp->body);
+    jsonw_obj(j);
+    jsonw_key(j, key);
+    jsonw_arr(j);
+    return true;
+}
+
+void sim_do_list_close(struct jsonw *j, const struct page *pg, const char *base, const char *path) {
+    jsonw_arr_end(j);
+    sim_do_links_meta(j, pg, base, path);
+    jsonw_obj_end(j);
+}
+
 /* --- sizes --- */
 
 void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s,
@@ -193,16 +210,22 @@ static void node_json(struct jsonw *j, const struct sim_node *n, int64_t now) {
     jsonw_obj_end(j);
 }
 
-/* "tags": the tags DOKS puts on worker pools and their droplets. */
-void sim_do_worker_tags(struct jsonw *j, const struct sim_world *w) {
+/* "tags": the tags DOKS puts on the cluster and, with worker, those on its worker
+ * pools and their droplets (one more). */
+static void tags_json(struct jsonw *j, const struct sim_world *w, bool worker) {
     jsonw_key(j, "tags");
     jsonw_arr(j);
     char tag[64];
     snprintf(tag, sizeof tag, "k8s:%s", w->cluster_id);
     jsonw_str(j, "k8s");
     jsonw_str(j, tag);
-    jsonw_str(j, "k8s:worker");
+    if (worker)
+        jsonw_str(j, "k8s:worker");
     jsonw_arr_end(j);
+}
+
+void sim_do_worker_tags(struct jsonw *j, const struct sim_world *w) {
+    tags_json(j, w, true);
 }
 
 static void pool_json(struct jsonw *j, const struct sim_world *w, int pool, int64_t now) {
@@ -263,13 +286,7 @@ static void cluster_json(struct jsonw *j, const struct sim_world *w, int64_t now
     char endpoint[96];
     snprintf(endpoint, sizeof endpoint, "https://%s.k8s.ondigitalocean.com", w->cluster_id);
     jsonw_kstr(j, "endpoint", endpoint);
-    jsonw_key(j, "tags");
-    jsonw_arr(j);
-    char tag[64];
-    snprintf(tag, sizeof tag, "k8s:%s", w->cluster_id);
-    jsonw_str(j, "k8s");
-    jsonw_str(j, tag);
-    jsonw_arr_end(j);
+    tags_json(j, w, false);
     jsonw_key(j, "node_pools");
     jsonw_arr(j);
     for (int i = 0; i < w->npools; i++)
@@ -323,16 +340,11 @@ bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *co
     size_t cl_len = strlen(cl_prefix);
     if (strcmp(p, "sizes") == 0) {
         struct page pg;
-        if (!sim_do_paginate(req, w->sc->nsizes, &pg, resp))
+        if (!sim_do_list_open(req, w->sc->nsizes, "sizes", &pg, &j, resp))
             return true;
-        jsonw_obj(&j);
-        jsonw_key(&j, "sizes");
-        jsonw_arr(&j);
         for (int64_t i = pg.first; i < pg.last; i++)
             sim_do_size_json(&j, w, &w->sc->sizes[i], now);
-        jsonw_arr_end(&j);
-        sim_do_links_meta(&j, &pg, base_url, "/v2/sizes");
-        jsonw_obj_end(&j);
+        sim_do_list_close(&j, &pg, base_url, "/v2/sizes");
     } else if (strcmp(p, "account") == 0) {
         jsonw_obj(&j);
         jsonw_key(&j, "account");
@@ -353,16 +365,11 @@ bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *co
         jsonw_obj_end(&j);
     } else if (strcmp(p, "kubernetes/clusters") == 0) {
         struct page pg;
-        if (!sim_do_paginate(req, 1, &pg, resp))
+        if (!sim_do_list_open(req, 1, "kubernetes_clusters", &pg, &j, resp))
             return true;
-        jsonw_obj(&j);
-        jsonw_key(&j, "kubernetes_clusters");
-        jsonw_arr(&j);
         if (pg.first < pg.last)
             cluster_json(&j, w, now);
-        jsonw_arr_end(&j);
-        sim_do_links_meta(&j, &pg, base_url, "/v2/kubernetes/clusters");
-        jsonw_obj_end(&j);
+        sim_do_list_close(&j, &pg, base_url, "/v2/kubernetes/clusters");
     } else if (strncmp(p, cl_prefix, cl_len) == 0 && p[cl_len] == '\0') {
         jsonw_obj(&j);
         jsonw_key(&j, "kubernetes_cluster");

@@ -114,20 +114,12 @@ void sim_do_droplets(const struct sim_world *w, const struct request *req, int64
         sel[n++] = i;
     }
     struct page pg;
-    if (!sim_do_paginate(req, n, &pg, resp)) {
-        free(sel);
-        return;
-    }
     struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "droplets");
-    jsonw_arr(&j);
-    for (int64_t i = pg.first; i < pg.last; i++)
-        droplet_json(&j, w, sel[i], now);
-    jsonw_arr_end(&j);
-    sim_do_links_meta(&j, &pg, base, "/v2/droplets");
-    jsonw_obj_end(&j);
+    if (sim_do_list_open(req, n, "droplets", &pg, &j, resp)) {
+        for (int64_t i = pg.first; i < pg.last; i++)
+            droplet_json(&j, w, sel[i], now);
+        sim_do_list_close(&j, &pg, base, "/v2/droplets");
+    }
     free(sel);
 }
 

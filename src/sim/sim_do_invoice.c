@@ -104,12 +104,17 @@ static void period(int64_t month, char out[16]) {
     snprintf(out, 16, "%04lld-%02d", (long long)y, m);
 }
 
+/* The invoice id DigitalOcean shows for the month (a number, as text). */
+static void invoice_id(int64_t month, char out[24]) {
+    snprintf(out, 24, "%lld", 10000000LL + month / 86400);
+}
+
 static void invoice_summary(struct jsonw *j, const struct sim_account *a, int64_t month,
                             int64_t now, bool preview) {
     char uuid[37], per[16], id[24];
     sim_do_invoice_uuid(a->w[0], month, uuid);
     period(month, per);
-    snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
+    invoice_id(month, id);
     jsonw_obj(j);
     jsonw_kstr(j, "invoice_uuid", uuid);
     jsonw_kstr(j, "invoice_id", id);
@@ -130,18 +135,20 @@ static int closed_months(const struct sim_account *a, int64_t now, int64_t *out)
     return k;
 }
 
+/* Opens the paged list `key` of the closed months (into months, newest first). */
+static bool closed_list_open(const struct sim_account *a, const struct request *req, int64_t now,
+                             const char *key, int64_t months[MAX_MONTHS], struct page *pg,
+                             struct jsonw *j, struct response *resp) {
+    return sim_do_list_open(req, closed_months(a, now, months), key, pg, j, resp);
+}
+
 void sim_do_invoices(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *base, struct response *resp) {
     int64_t months[MAX_MONTHS];
-    int n = closed_months(a, now, months);
     struct page pg;
-    if (!sim_do_paginate(req, n, &pg, resp))
-        return;
     struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "invoices");
-    jsonw_arr(&j);
+    if (!closed_list_open(a, req, now, "invoices", months, &pg, &j, resp))
+        return;
     for (int64_t i = pg.first; i < pg.last; i++)
         invoice_summary(&j, a, months[i], now, false);
     jsonw_arr_end(&j);
@@ -178,7 +185,7 @@ bool sim_do_invoice_summary_doc(const struct sim_account *a, int64_t now, const 
         return false;
     char per[16], id[24];
     period(month, per);
-    snprintf(id, sizeof id, "%lld", 10000000LL + month / 86400);
+    invoice_id(month, id);
     int items = 0;
     int64_t total = month_total_n(a, month, now, &items);
     struct jsonw j;
@@ -278,15 +285,11 @@ void sim_do_insights(const struct sim_account *a, const struct request *req, int
         }
     }
     struct page pg;
-    if (!sim_do_paginate(req, (int64_t)npts, &pg, resp)) {
+    struct jsonw j;
+    if (!sim_do_list_open(req, (int64_t)npts, "data_points", &pg, &j, resp)) {
         free(pts);
         return;
     }
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "data_points");
-    jsonw_arr(&j);
     for (int64_t k = pg.first; k < pg.last; k++) {
         const struct point *pt = &pts[k];
         const struct sim_world *w = pt->w;
@@ -329,15 +332,11 @@ bool sim_do_invoice_items(const struct sim_account *a, const struct request *req
         if (all[q].it.month == month)
             all[count++] = all[q];
     struct page pg;
-    if (!sim_do_paginate(req, count, &pg, resp)) {
+    struct jsonw j;
+    if (!sim_do_list_open(req, count, "invoice_items", &pg, &j, resp)) {
         free(all);
         return true;
     }
-    struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "invoice_items");
-    jsonw_arr(&j);
     for (int64_t i = pg.first; i < pg.last; i++) {
         const struct sim_world *w = all[i].w;
         const struct sim_bill_item *it = &all[i].it;
@@ -364,11 +363,9 @@ bool sim_do_invoice_items(const struct sim_account *a, const struct request *req
         jsonw_kstr(&j, "category", "iaas");
         jsonw_obj_end(&j);
     }
-    jsonw_arr_end(&j);
     char path[128];
     snprintf(path, sizeof path, "/v2/customers/my/invoices/%s", uuid);
-    sim_do_links_meta(&j, &pg, base, path);
-    jsonw_obj_end(&j);
+    sim_do_list_close(&j, &pg, base, path);
     free(all);
     return true;
 }
@@ -376,15 +373,10 @@ bool sim_do_invoice_items(const struct sim_account *a, const struct request *req
 void sim_do_billing_history(const struct sim_account *a, const struct request *req, int64_t now,
                             const char *base, struct response *resp) {
     int64_t months[MAX_MONTHS];
-    int n = closed_months(a, now, months);
     struct page pg;
-    if (!sim_do_paginate(req, n, &pg, resp))
-        return;
     struct jsonw j;
-    jsonw_init(&j, &resp->body);
-    jsonw_obj(&j);
-    jsonw_key(&j, "billing_history");
-    jsonw_arr(&j);
+    if (!closed_list_open(a, req, now, "billing_history", months, &pg, &j, resp))
+        return;
     static const char *const names[] = {"January",   "February", "March",    "April",
                                         "May",       "June",     "July",     "August",
                                         "September", "October",  "November", "December"};
@@ -395,7 +387,7 @@ void sim_do_billing_history(const struct sim_account *a, const struct request *r
         char desc[64], uuid[37], id[24];
         snprintf(desc, sizeof desc, "Invoice for %s %lld", names[m - 1], (long long)y);
         sim_do_invoice_uuid(a->w[0], months[i], uuid);
-        snprintf(id, sizeof id, "%lld", 10000000LL + months[i] / 86400);
+        invoice_id(months[i], id);
         jsonw_obj(&j);
         jsonw_kstr(&j, "description", desc);
         money_str(&j, "amount", month_total(a, months[i], now));
@@ -405,9 +397,7 @@ void sim_do_billing_history(const struct sim_account *a, const struct request *r
         jsonw_kstr(&j, "type", "Invoice");
         jsonw_obj_end(&j);
     }
-    jsonw_arr_end(&j);
-    sim_do_links_meta(&j, &pg, base, "/v2/customers/my/billing_history");
-    jsonw_obj_end(&j);
+    sim_do_list_close(&j, &pg, base, "/v2/customers/my/billing_history");
 }
 
 void sim_do_balance(const struct sim_account *a, int64_t now, struct response *resp) {

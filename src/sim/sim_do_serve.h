@@ -37,6 +37,13 @@ bool sim_do_paginate(const struct request *req, int64_t total, struct page *pg,
                      struct response *resp);
 /* "links" (pages: first, prev, next, last under base + path) and "meta" (total). */
 void sim_do_links_meta(struct jsonw *j, const struct page *pg, const char *base, const char *path);
+/* Opens a paged list of total items in resp's body: the page the request asks
+ * for (sim_do_paginate), then {"key":[ ; false (resp holds a 400) when the
+ * request's page/per_page are malformed. */
+bool sim_do_list_open(const struct request *req, int64_t total, const char *key, struct page *pg,
+                      struct jsonw *j, struct response *resp);
+/* Closes such a list: ], its links and meta (sim_do_links_meta), }. */
+void sim_do_list_close(struct jsonw *j, const struct page *pg, const char *base, const char *path);
 /* One size object of /v2/sizes, with the list price in force at `at`. */
 void sim_do_size_json(struct jsonw *j, const struct sim_world *w, const struct sim_size *s,
                       int64_t at);

@@ -18,12 +18,9 @@
 
 /* --- Status bodies --- */
 
-void sim_k8s_status(struct response *resp, int code, const char *reason, const char *fmt, ...) {
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+/* A failure Status as resp's body and status; cont (or NULL): its metadata.continue. */
+static void status_body(struct response *resp, int code, const char *reason, const char *msg,
+                        const char *cont) {
     buf_reset(&resp->body);
     struct jsonw j;
     jsonw_init(&j, &resp->body);
@@ -32,6 +29,8 @@ void sim_k8s_status(struct response *resp, int code, const char *reason, const c
     jsonw_kstr(&j, "apiVersion", "v1");
     jsonw_key(&j, "metadata");
     jsonw_obj(&j);
+    if (cont)
+        jsonw_kstr(&j, "continue", cont);
     jsonw_obj_end(&j);
     jsonw_kstr(&j, "status", "Failure");
     jsonw_kstr(&j, "message", msg);
@@ -39,6 +38,15 @@ void sim_k8s_status(struct response *resp, int code, const char *reason, const c
     jsonw_kint(&j, "code", code);
     jsonw_obj_end(&j);
     resp->status = code;
+}
+
+void sim_k8s_status(struct response *resp, int code, const char *reason, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    status_body(resp, code, reason, msg, NULL);
     resp->content_type = "application/json";
 }
 
@@ -148,36 +156,6 @@ bool sim_k8s_matches(const struct sim_world *w, const struct k8s_target *t,
     return sim_selector_match(sel, w, kind, idx) && sim_k8s_field_match(fsel, w, kind, idx, asof);
 }
 
-static const char *list_kind(enum sim_kind k) {
-    switch (k) {
-    case SIM_K_POD:
-        return "PodList";
-    case SIM_K_JOB:
-        return "JobList";
-    case SIM_K_NODE:
-        return "NodeList";
-    case SIM_K_PDB:
-        return "PodDisruptionBudgetList";
-    default:
-        return "EventList";
-    }
-}
-
-static const char *resource_name(enum sim_kind k) {
-    switch (k) {
-    case SIM_K_POD:
-        return "pods";
-    case SIM_K_JOB:
-        return "jobs";
-    case SIM_K_NODE:
-        return "nodes";
-    case SIM_K_PDB:
-        return "poddisruptionbudgets";
-    default:
-        return "events";
-    }
-}
-
 /* The oldest resourceVersion still in the watch history at `now`. */
 int64_t sim_k8s_oldest_rv(const struct sim_world *w, int64_t now, int64_t retention) {
     return sim_world_seq_at(w, now - retention);
@@ -231,28 +209,14 @@ static void do_list(const struct sim_world *w, const struct request *req,
             struct buf tok;
             buf_init(&tok, 8192);
             continue_token(-1, "", start, &tok);
-            buf_reset(&resp->body);
-            struct jsonw j;
-            jsonw_init(&j, &resp->body);
-            jsonw_obj(&j);
-            jsonw_kstr(&j, "kind", "Status");
-            jsonw_kstr(&j, "apiVersion", "v1");
-            jsonw_key(&j, "metadata");
-            jsonw_obj(&j);
-            jsonw_kstr(&j, "continue", buf_str(&tok));
-            jsonw_obj_end(&j);
-            jsonw_kstr(&j, "status", "Failure");
-            jsonw_kstr(&j, "message",
-                       "The provided continue parameter is too old to display a consistent list "
-                       "result. You can start a new list without the continue parameter, or use "
-                       "the continue token in this response to retrieve the remainder of the "
-                       "results. Continuing with the provided token results in an inconsistent "
-                       "list - objects that were created, modified, or deleted between the time "
-                       "the first chunk was returned and now may show up in the list.");
-            jsonw_kstr(&j, "reason", "Expired");
-            jsonw_kint(&j, "code", 410);
-            jsonw_obj_end(&j);
-            resp->status = 410;
+            status_body(resp, 410, "Expired",
+                        "The provided continue parameter is too old to display a consistent list "
+                        "result. You can start a new list without the continue parameter, or use "
+                        "the continue token in this response to retrieve the remainder of the "
+                        "results. Continuing with the provided token results in an inconsistent "
+                        "list - objects that were created, modified, or deleted between the time "
+                        "the first chunk was returned and now may show up in the list.",
+                        buf_str(&tok));
             buf_release(&tok);
             return;
         }
@@ -312,7 +276,7 @@ static void do_list(const struct sim_world *w, const struct request *req,
         return;
     }
     jsonw_obj(&j);
-    jsonw_kstr(&j, "kind", list_kind(t->kind));
+    jsonw_kstr(&j, "kind", sim_kind_list_name(t->kind));
     jsonw_kstr(&j, "apiVersion", sim_kind_api_version(t->kind));
     jsonw_key(&j, "metadata");
     jsonw_obj(&j);
@@ -363,7 +327,8 @@ static void do_get(const struct sim_world *w, const struct k8s_target *t, int64_
         resp->status = 200;
         return;
     }
-    sim_k8s_status(resp, 404, "NotFound", "%s \"%s\" not found", resource_name(t->kind), t->name);
+    sim_k8s_status(resp, 404, "NotFound", "%s \"%s\" not found", sim_kind_resource(t->kind),
+                   t->name);
 }
 
 static bool split_path(const char *path, char segs[K8S_MAX_SEGS][128], int *nsegs) {

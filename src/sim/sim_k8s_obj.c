@@ -11,23 +11,38 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Each kind's names: its own, its list's, its resource's (the path's plural), and
+ * its apiVersion. */
+static const struct kind_names {
+    const char *kind, *list, *resource, *api_version;
+} kind_names[SIM_K_COUNT] = {
+    [SIM_K_POD] = {"Pod", "PodList", "pods", "v1"},
+    [SIM_K_JOB] = {"Job", "JobList", "jobs", "batch/v1"},
+    [SIM_K_NODE] = {"Node", "NodeList", "nodes", "v1"},
+    [SIM_K_EVENT] = {"Event", "EventList", "events", "v1"},
+    [SIM_K_PDB] = {"PodDisruptionBudget", "PodDisruptionBudgetList", "poddisruptionbudgets",
+                   "policy/v1"},
+};
+
+/* The kind's names; an unknown kind is taken as an Event. */
+static const struct kind_names *names_of(enum sim_kind kind) {
+    return &kind_names[(unsigned)kind < SIM_K_COUNT ? kind : SIM_K_EVENT];
+}
+
 const char *sim_kind_name(enum sim_kind kind) {
-    switch (kind) {
-    case SIM_K_POD:
-        return "Pod";
-    case SIM_K_JOB:
-        return "Job";
-    case SIM_K_NODE:
-        return "Node";
-    case SIM_K_PDB:
-        return "PodDisruptionBudget";
-    default:
-        return "Event";
-    }
+    return names_of(kind)->kind;
+}
+
+const char *sim_kind_list_name(enum sim_kind kind) {
+    return names_of(kind)->list;
+}
+
+const char *sim_kind_resource(enum sim_kind kind) {
+    return names_of(kind)->resource;
 }
 
 const char *sim_kind_api_version(enum sim_kind kind) {
-    return kind == SIM_K_JOB ? "batch/v1" : kind == SIM_K_PDB ? "policy/v1" : "v1";
+    return names_of(kind)->api_version;
 }
 
 int sim_obj_count(const struct sim_world *w, enum sim_kind kind) {

@@ -40,6 +40,9 @@ bool sim_pod_ready(const struct sim_world *w, int idx, int64_t asof);
 /* "Pod"/"v1", "Job"/"batch/v1", ... */
 const char *sim_kind_name(enum sim_kind kind);
 const char *sim_kind_api_version(enum sim_kind kind);
+/* Its list's kind ("PodList", ...) and its resource, the plural of its paths ("pods", ...). */
+const char *sim_kind_list_name(enum sim_kind kind);
+const char *sim_kind_resource(enum sim_kind kind);
 /* Number of objects of a kind in the world (existing or not). */
 int sim_obj_count(const struct sim_world *w, enum sim_kind kind);
 

@@ -7,6 +7,23 @@
 
 /* --- pod spec (shared by Pods and Job templates) --- */
 
+/* "matchExpressions": the node pool is one of the workload's first npools. */
+static void pool_match(struct jsonw *j, const struct sim_scenario *sc,
+                       const struct sim_workload *wl, int npools) {
+    jsonw_key(j, "matchExpressions");
+    jsonw_arr(j);
+    jsonw_obj(j);
+    jsonw_kstr(j, "key", "doks.digitalocean.com/node-pool");
+    jsonw_kstr(j, "operator", "In");
+    jsonw_key(j, "values");
+    jsonw_arr(j);
+    for (int k = 0; k < npools; k++)
+        jsonw_str(j, sc->pools[wl->pools[k]].name);
+    jsonw_arr_end(j);
+    jsonw_obj_end(j);
+    jsonw_arr_end(j);
+}
+
 /* index >= 0: an Indexed Job's pod, which the Job controller gives
  * JOB_COMPLETION_INDEX and a hostname "<job>-<index>"; -1 for templates. */
 void sim_render_pod_spec_body(struct jsonw *j, const struct sim_world *w,
@@ -68,18 +85,7 @@ void sim_render_pod_spec_body(struct jsonw *j, const struct sim_world *w,
     jsonw_key(j, "nodeSelectorTerms");
     jsonw_arr(j);
     jsonw_obj(j);
-    jsonw_key(j, "matchExpressions");
-    jsonw_arr(j);
-    jsonw_obj(j);
-    jsonw_kstr(j, "key", "doks.digitalocean.com/node-pool");
-    jsonw_kstr(j, "operator", "In");
-    jsonw_key(j, "values");
-    jsonw_arr(j);
-    for (int k = 0; k < wl->npools; k++)
-        jsonw_str(j, sc->pools[wl->pools[k]].name);
-    jsonw_arr_end(j);
-    jsonw_obj_end(j);
-    jsonw_arr_end(j);
+    pool_match(j, sc, wl, wl->npools);
     jsonw_obj_end(j);
     jsonw_arr_end(j);
     jsonw_obj_end(j);
@@ -90,17 +96,7 @@ void sim_render_pod_spec_body(struct jsonw *j, const struct sim_world *w,
         jsonw_kint(j, "weight", 100);
         jsonw_key(j, "preference");
         jsonw_obj(j);
-        jsonw_key(j, "matchExpressions");
-        jsonw_arr(j);
-        jsonw_obj(j);
-        jsonw_kstr(j, "key", "doks.digitalocean.com/node-pool");
-        jsonw_kstr(j, "operator", "In");
-        jsonw_key(j, "values");
-        jsonw_arr(j);
-        jsonw_str(j, sc->pools[wl->pools[0]].name);
-        jsonw_arr_end(j);
-        jsonw_obj_end(j);
-        jsonw_arr_end(j);
+        pool_match(j, sc, wl, 1);
         jsonw_obj_end(j);
         jsonw_obj_end(j);
         jsonw_arr_end(j);

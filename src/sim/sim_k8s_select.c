@@ -231,30 +231,47 @@ static const char *field_value(const char *key, size_t klen, const struct sim_wo
 #undef KEY
 }
 
+/* One requirement of a field selector: key=value, key==value or key!=value (neg). */
+struct field_req {
+    const char *key, *val;
+    size_t klen, vlen;
+    bool neg;
+};
+
+/* Reads the requirement at *p (up to the next ',') into r and moves *p past it;
+ * false when it has no '='. */
+static bool next_req(const char **p, struct field_req *r) {
+    const char *end = strchr(*p, ',');
+    size_t n = end ? (size_t)(end - *p) : strlen(*p);
+    const char *eq = memchr(*p, '=', n);
+    if (!eq)
+        return false;
+    r->neg = eq > *p && eq[-1] == '!';
+    r->key = *p;
+    r->klen = (size_t)(eq - *p) - (r->neg ? 1 : 0);
+    r->val = eq + 1;
+    if (*r->val == '=')
+        r->val++;
+    r->vlen = n - (size_t)(r->val - *p);
+    *p = end ? end + 1 : *p + n;
+    return true;
+}
+
 bool sim_k8s_field_match(const char *fsel, const struct sim_world *w, enum sim_kind kind, int idx,
                          int64_t asof) {
     if (!fsel || !*fsel)
         return true;
     const char *p = fsel;
     while (*p) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        if (!eq)
+        struct field_req r;
+        if (!next_req(&p, &r))
             return false;
-        bool neg = eq > p && eq[-1] == '!';
-        size_t klen = (size_t)(eq - p) - (neg ? 1 : 0);
-        const char *val = eq + 1;
-        if (*val == '=')
-            val++;
-        size_t vlen = n - (size_t)(val - p);
-        const char *have = field_value(p, klen, w, kind, idx, asof);
+        const char *have = field_value(r.key, r.klen, w, kind, idx, asof);
         if (!have)
             return false;
-        bool eqv = strlen(have) == vlen && strncmp(have, val, vlen) == 0;
-        if (eqv == neg)
+        bool eqv = strlen(have) == r.vlen && strncmp(have, r.val, r.vlen) == 0;
+        if (eqv == r.neg)
             return false;
-        p = end ? end + 1 : p + n;
     }
     return true;
 }
@@ -268,15 +285,9 @@ bool sim_k8s_field_selector_ok(const char *fsel, const struct sim_world *w, enum
         return true;
     const char *p = fsel;
     while (*p) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        const char *eq = memchr(p, '=', n);
-        if (!eq)
+        struct field_req r;
+        if (!next_req(&p, &r) || !field_value(r.key, r.klen, w, kind, 0, 0))
             return false;
-        size_t klen = (size_t)(eq - p) - (eq > p && eq[-1] == '!' ? 1 : 0);
-        if (!field_value(p, klen, w, kind, 0, 0))
-            return false;
-        p = end ? end + 1 : p + n;
     }
     return true;
 }
