@@ -19,30 +19,31 @@
 
 #define SCENARIO_MAX_BYTES (4u * 1024 * 1024)
 
+/* The names of the configurations and the pool roles, by their enum values (the
+ * scenario's words and the labels'). */
+static const char *const config_names[] = {
+    [SIM_CFG_SPOT] = "spot", [SIM_CFG_FALLBACK] = "fallback", [SIM_CFG_ON_DEMAND] = "on-demand"};
+static const char *const role_names[] = {[SIM_ROLE_SPOT] = "spot",
+                                         [SIM_ROLE_FALLBACK] = "fallback",
+                                         [SIM_ROLE_ON_DEMAND] = "on-demand",
+                                         [SIM_ROLE_SYSTEM] = "system"};
+#define NCONFIGS (int)(sizeof config_names / sizeof config_names[0])
+#define NROLES (int)(sizeof role_names / sizeof role_names[0])
+
+/* The index of s in names[n], -1 if it is none of them. */
+static int name_index(const char *const *names, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
 const char *sim_config_name(enum sim_config cfg) {
-    switch (cfg) {
-    case SIM_CFG_SPOT:
-        return "spot";
-    case SIM_CFG_FALLBACK:
-        return "fallback";
-    case SIM_CFG_ON_DEMAND:
-        return "on-demand";
-    }
-    return "?";
+    return (unsigned)cfg < NCONFIGS ? config_names[cfg] : "?";
 }
 
 const char *sim_role_name(enum sim_role r) {
-    switch (r) {
-    case SIM_ROLE_SPOT:
-        return "spot";
-    case SIM_ROLE_FALLBACK:
-        return "fallback";
-    case SIM_ROLE_ON_DEMAND:
-        return "on-demand";
-    case SIM_ROLE_SYSTEM:
-        return "system";
-    }
-    return "?";
+    return (unsigned)r < NROLES ? role_names[r] : "?";
 }
 
 enum err sim_parse_duration(const char *s, int64_t *out) {
@@ -138,25 +139,31 @@ static bool is_k8s_name(const char *s) {
     return true;
 }
 
+/* When item o of a timed list happens: its "at" (a time) or else its "after" (a
+ * duration from the start); 0 when neither is given or o is no object. */
+static int64_t parse_at(struct scn_ctx *c, const struct sim_scenario *sc, json_object *o,
+                        const char *where) {
+    if (!json_object_is_type(o, json_type_object))
+        return 0;
+    int64_t at = scn_get_time(c, o, where, "at");
+    int64_t after = scn_get_dur(c, o, where, "after", 0);
+    if (!at && after > 0)
+        at = sc->start + after;
+    return at;
+}
+
 /* sizes[].price_changes: [{"at" | "after", "price_hourly"}], in time order. */
 static void parse_price_changes(struct scn_ctx *c, const struct sim_scenario *sc,
                                 struct sim_size *s, json_object *arr, const char *where) {
-    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-    if ((arr && !json_object_is_type(arr, json_type_array)) || n > SIM_MAX_PRICE_CHANGES) {
-        scn_fail(c, "%s.price_changes: expected an array of at most %d", where,
-                 SIM_MAX_PRICE_CHANGES);
-        return;
-    }
+    char lw[80];
+    snprintf(lw, sizeof lw, "%s.price_changes", where);
+    size_t n = scn_opt_list_len(c, arr, lw, SIM_MAX_PRICE_CHANGES);
     for (size_t i = 0; i < n && !c->failed; i++) {
         json_object *o = json_object_array_get_idx(arr, i);
-        char cw[96];
-        snprintf(cw, sizeof cw, "%s.price_changes[%zu]", where, i);
+        char cw[112];
+        snprintf(cw, sizeof cw, "%s[%zu]", lw, i);
         struct sim_price_change *pc = &s->changes[s->nchanges++];
-        pc->at = json_object_is_type(o, json_type_object) ? scn_get_time(c, o, cw, "at") : 0;
-        int64_t after =
-            json_object_is_type(o, json_type_object) ? scn_get_dur(c, o, cw, "after", 0) : 0;
-        if (!pc->at && after > 0)
-            pc->at = sc->start + after;
+        pc->at = parse_at(c, sc, o, cw);
         pc->price_hourly_text = pc->at ? scn_get_str(c, o, cw, "price_hourly", NULL) : NULL;
         if (!c->failed && (pc->at <= sc->start || (i > 0 && pc->at <= s->changes[i - 1].at) ||
                            !pc->price_hourly_text ||
@@ -170,61 +177,39 @@ static void parse_price_changes(struct scn_ctx *c, const struct sim_scenario *sc
     }
 }
 
-static void parse_sizes(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
-    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
-        scn_fail(c, "sizes: expected a non-empty array");
+static void parse_size(struct scn_ctx *c, struct sim_scenario *sc, json_object *o,
+                       const char *where) {
+    struct sim_size *s = &sc->sizes[sc->nsizes++];
+    s->slug = scn_get_str(c, o, where, "slug", NULL);
+    s->price_hourly_text = scn_get_str(c, o, where, "price_hourly", NULL);
+    if (!s->slug || !s->price_hourly_text) {
+        scn_fail(c, "%s: slug and price_hourly (a decimal string) are required", where);
         return;
     }
-    size_t n = json_object_array_length(arr);
-    if (n > SIM_MAX_SIZES) {
-        scn_fail(c, "sizes: at most %d", SIM_MAX_SIZES);
+    if (money_parse(s->price_hourly_text, strlen(s->price_hourly_text), 0, &s->price_hourly) !=
+            ERR_OK ||
+        s->price_hourly <= 0) {
+        scn_fail(c, "%s.price_hourly: expected a positive decimal string like \"3.384\"", where);
         return;
     }
-    for (size_t i = 0; i < n && !c->failed; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
-        char where[64];
-        snprintf(where, sizeof where, "sizes[%zu]", i);
-        if (!json_object_is_type(o, json_type_object)) {
-            scn_fail(c, "%s: expected an object", where);
-            return;
-        }
-        struct sim_size *s = &sc->sizes[sc->nsizes++];
-        s->slug = scn_get_str(c, o, where, "slug", NULL);
-        s->price_hourly_text = scn_get_str(c, o, where, "price_hourly", NULL);
-        if (!s->slug || !s->price_hourly_text) {
-            scn_fail(c, "%s: slug and price_hourly (a decimal string) are required", where);
-            return;
-        }
-        if (money_parse(s->price_hourly_text, strlen(s->price_hourly_text), 0, &s->price_hourly) !=
-                ERR_OK ||
-            s->price_hourly <= 0) {
-            scn_fail(c, "%s.price_hourly: expected a positive decimal string like \"3.384\"",
-                     where);
-            return;
-        }
-        parse_price_changes(c, sc, s, scn_get(o, "price_changes"), where);
-        s->vcpus = (int)scn_get_int(c, o, where, "vcpus", 8, 1, 1024);
-        s->memory_mb = (int)scn_get_int(c, o, where, "memory", 32768, 256, 1 << 24);
-        s->disk_gb = (int)scn_get_int(c, o, where, "disk", 200, 1, 1 << 20);
-        s->gpus = (int)scn_get_int(c, o, where, "gpus", 0, 0, 64);
-        s->gpu_model = scn_get_str(c, o, where, "gpu_model", s->gpus ? "nvidia_h100" : NULL);
-        s->vram_gib =
-            (int)scn_get_int(c, o, where, "vram_gib", s->gpus ? 80 * s->gpus : 0, 0, 1 << 20);
-        s->description = scn_get_str(c, o, where, "description", s->gpus ? "GPU Droplet" : "Basic");
-        if (find_size(sc, s->slug) != sc->nsizes - 1)
-            scn_fail(c, "%s.slug: '%s' appears twice", where, s->slug);
-    }
+    parse_price_changes(c, sc, s, scn_get(o, "price_changes"), where);
+    s->vcpus = (int)scn_get_int(c, o, where, "vcpus", 8, 1, 1024);
+    s->memory_mb = (int)scn_get_int(c, o, where, "memory", 32768, 256, 1 << 24);
+    s->disk_gb = (int)scn_get_int(c, o, where, "disk", 200, 1, 1 << 20);
+    s->gpus = (int)scn_get_int(c, o, where, "gpus", 0, 0, 64);
+    s->gpu_model = scn_get_str(c, o, where, "gpu_model", s->gpus ? "nvidia_h100" : NULL);
+    s->vram_gib = (int)scn_get_int(c, o, where, "vram_gib", s->gpus ? 80 * s->gpus : 0, 0, 1 << 20);
+    s->description = scn_get_str(c, o, where, "description", s->gpus ? "GPU Droplet" : "Basic");
+    if (find_size(sc, s->slug) != sc->nsizes - 1)
+        scn_fail(c, "%s.slug: '%s' appears twice", where, s->slug);
 }
 
 static enum sim_role parse_role(struct scn_ctx *c, const char *where, const char *s) {
-    if (!s || strcmp(s, "spot") == 0)
+    if (!s)
         return SIM_ROLE_SPOT;
-    if (strcmp(s, "fallback") == 0)
-        return SIM_ROLE_FALLBACK;
-    if (strcmp(s, "on-demand") == 0)
-        return SIM_ROLE_ON_DEMAND;
-    if (strcmp(s, "system") == 0)
-        return SIM_ROLE_SYSTEM;
+    int r = name_index(role_names, NROLES, s);
+    if (r >= 0)
+        return (enum sim_role)r;
     scn_fail(c, "%s.role: expected spot|fallback|on-demand|system, got '%s'", where, s);
     return SIM_ROLE_SYSTEM;
 }
@@ -232,22 +217,16 @@ static enum sim_role parse_role(struct scn_ctx *c, const char *where, const char
 /* pools[].notready: [{"at" | "after", "for"}], in time order, not overlapping. */
 static void parse_spells(struct scn_ctx *c, const struct sim_scenario *sc, struct sim_pool_spec *p,
                          json_object *arr, const char *where) {
-    size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-    if ((arr && !json_object_is_type(arr, json_type_array)) || n > SIM_MAX_SPELLS) {
-        scn_fail(c, "%s.notready: expected an array of at most %d", where, SIM_MAX_SPELLS);
-        return;
-    }
+    char lw[80];
+    snprintf(lw, sizeof lw, "%s.notready", where);
+    size_t n = scn_opt_list_len(c, arr, lw, SIM_MAX_SPELLS);
     for (size_t i = 0; i < n && !c->failed; i++) {
         json_object *o = json_object_array_get_idx(arr, i);
         char sw[112];
-        snprintf(sw, sizeof sw, "%s.notready[%zu]", where, i);
-        bool obj = json_object_is_type(o, json_type_object);
+        snprintf(sw, sizeof sw, "%s[%zu]", lw, i);
         struct sim_spell_spec *s = &p->notready[p->nnotready++];
-        s->at = obj ? scn_get_time(c, o, sw, "at") : 0;
-        int64_t after = obj ? scn_get_dur(c, o, sw, "after", 0) : 0;
-        if (!s->at && after > 0)
-            s->at = sc->start + after;
-        s->dur = obj ? scn_get_dur(c, o, sw, "for", 0) : 0;
+        s->at = parse_at(c, sc, o, sw);
+        s->dur = json_object_is_type(o, json_type_object) ? scn_get_dur(c, o, sw, "for", 0) : 0;
         const struct sim_spell_spec *prev = i > 0 ? &p->notready[i - 1] : NULL;
         if (!c->failed &&
             (s->at <= sc->start || (prev && (prev->dur == 0 || s->at <= prev->at + prev->dur))))
@@ -258,296 +237,253 @@ static void parse_spells(struct scn_ctx *c, const struct sim_scenario *sc, struc
     }
 }
 
-static void parse_pools(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
-    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
-        scn_fail(c, "pools: expected a non-empty array");
+static void parse_pool(struct scn_ctx *c, struct sim_scenario *sc, json_object *o,
+                       const char *where) {
+    struct sim_pool_spec *p = &sc->pools[sc->npools++];
+    p->name = scn_get_str(c, o, where, "name", NULL);
+    p->id = scn_get_str(c, o, where, "id", NULL);
+    p->size = scn_get_str(c, o, where, "size", NULL);
+    if (!p->name || !p->size) {
+        scn_fail(c, "%s: name and size are required", where);
         return;
     }
-    size_t n = json_object_array_length(arr);
-    if (n > SIM_MAX_POOLS) {
-        scn_fail(c, "pools: at most %d", SIM_MAX_POOLS);
+    if (!is_k8s_name(p->name)) {
+        scn_fail(c, "%s.name: '%s' is not a lower-case DNS label of at most 40 characters", where,
+                 p->name);
         return;
     }
-    for (size_t i = 0; i < n && !c->failed; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
-        char where[64];
-        snprintf(where, sizeof where, "pools[%zu]", i);
-        if (!json_object_is_type(o, json_type_object)) {
-            scn_fail(c, "%s: expected an object", where);
-            return;
-        }
-        struct sim_pool_spec *p = &sc->pools[sc->npools++];
-        p->name = scn_get_str(c, o, where, "name", NULL);
-        p->id = scn_get_str(c, o, where, "id", NULL);
-        p->size = scn_get_str(c, o, where, "size", NULL);
-        if (!p->name || !p->size) {
-            scn_fail(c, "%s: name and size are required", where);
-            return;
-        }
-        if (!is_k8s_name(p->name)) {
-            scn_fail(c, "%s.name: '%s' is not a lower-case DNS label of at most 40 characters",
-                     where, p->name);
-            return;
-        }
-        if (find_pool(sc, p->name) != sc->npools - 1) {
-            scn_fail(c, "%s.name: '%s' appears twice", where, p->name);
-            return;
-        }
-        p->size_idx = find_size(sc, p->size);
-        if (p->size_idx < 0) {
-            scn_fail(c, "%s.size: '%s' is not in sizes", where, p->size);
-            return;
-        }
-        char *role = scn_get_str(c, o, where, "role", NULL);
-        if (!role) {
-            free(role);
-            scn_fail(c, "%s.role: required (spot|fallback|on-demand|system)", where);
-            return;
-        }
-        p->role = parse_role(c, where, role);
+    if (find_pool(sc, p->name) != sc->npools - 1) {
+        scn_fail(c, "%s.name: '%s' appears twice", where, p->name);
+        return;
+    }
+    p->size_idx = find_size(sc, p->size);
+    if (p->size_idx < 0) {
+        scn_fail(c, "%s.size: '%s' is not in sizes", where, p->size);
+        return;
+    }
+    char *role = scn_get_str(c, o, where, "role", NULL);
+    if (!role) {
         free(role);
-        p->count = (int)scn_get_int(c, o, where, "count", 1, 0, 1000);
-        p->auto_scale = scn_get_bool(c, o, where, "auto_scale", false);
-        p->min_nodes =
-            (int)scn_get_int(c, o, where, "min_nodes", p->auto_scale ? 0 : p->count, 0, 1000);
-        p->max_nodes = (int)scn_get_int(c, o, where, "max_nodes", p->count, 0, 1000);
-        if (!p->auto_scale) {
-            p->min_nodes = p->count;
-            p->max_nodes = p->count;
-        }
-        if (p->min_nodes > p->max_nodes || p->count > p->max_nodes || p->count < p->min_nodes) {
-            scn_fail(c, "%s: need min_nodes <= count <= max_nodes", where);
+        scn_fail(c, "%s.role: required (spot|fallback|on-demand|system)", where);
+        return;
+    }
+    p->role = parse_role(c, where, role);
+    free(role);
+    p->count = (int)scn_get_int(c, o, where, "count", 1, 0, 1000);
+    p->auto_scale = scn_get_bool(c, o, where, "auto_scale", false);
+    p->min_nodes =
+        (int)scn_get_int(c, o, where, "min_nodes", p->auto_scale ? 0 : p->count, 0, 1000);
+    p->max_nodes = (int)scn_get_int(c, o, where, "max_nodes", p->count, 0, 1000);
+    if (!p->auto_scale) {
+        p->min_nodes = p->count;
+        p->max_nodes = p->count;
+    }
+    if (p->min_nodes > p->max_nodes || p->count > p->max_nodes || p->count < p->min_nodes) {
+        scn_fail(c, "%s: need min_nodes <= count <= max_nodes", where);
+        return;
+    }
+    char lw[96];
+    snprintf(lw, sizeof lw, "%s.labels", where);
+    p->nlabels = parse_kv(c, scn_get(o, "labels"), lw, p->labels, SIM_MAX_KV);
+    json_object *taints = scn_get(o, "taints");
+    char tn[80];
+    snprintf(tn, sizeof tn, "%s.taints", where);
+    size_t nt = scn_opt_list_len(c, taints, tn, SIM_MAX_KV);
+    for (size_t k = 0; k < nt && !c->failed; k++) {
+        char tw[112];
+        json_object *t = scn_list_obj(c, taints, k, tn, tw, sizeof tw);
+        if (!t)
+            return;
+        struct sim_taint *tt = &p->taints[p->ntaints++];
+        tt->key = scn_get_str(c, t, tw, "key", NULL);
+        tt->value = scn_get_str(c, t, tw, "value", "");
+        tt->effect = scn_get_str(c, t, tw, "effect", "NoSchedule");
+        if (!tt->key) {
+            scn_fail(c, "%s.key: required", tw);
             return;
         }
-        char lw[96];
-        snprintf(lw, sizeof lw, "%s.labels", where);
-        p->nlabels = parse_kv(c, scn_get(o, "labels"), lw, p->labels, SIM_MAX_KV);
-        json_object *taints = scn_get(o, "taints");
-        if (taints) {
-            if (!json_object_is_type(taints, json_type_array) ||
-                json_object_array_length(taints) > SIM_MAX_KV) {
-                scn_fail(c, "%s.taints: expected an array of at most %d", where, SIM_MAX_KV);
+        if (strcmp(tt->effect, "NoSchedule") != 0 && strcmp(tt->effect, "NoExecute") != 0 &&
+            strcmp(tt->effect, "PreferNoSchedule") != 0) {
+            scn_fail(c, "%s.effect: expected NoSchedule|PreferNoSchedule|NoExecute", tw);
+            return;
+        }
+    }
+    p->recreate_after = scn_get_dur(c, o, where, "recreate_after", 0);
+    parse_spells(c, sc, p, scn_get(o, "notready"), where);
+}
+
+static void parse_workload(struct scn_ctx *c, struct sim_scenario *sc, json_object *o,
+                           const char *where) {
+    struct sim_workload *w = &sc->workloads[sc->nworkloads++];
+    w->name = scn_get_str(c, o, where, "name", NULL);
+    if (!w->name || !is_k8s_name(w->name)) {
+        scn_fail(c, "%s.name: required, a lower-case DNS label of at most 40 characters", where);
+        return;
+    }
+    char *cfg = scn_get_str(c, o, where, "configuration", NULL);
+    int cfg_idx = cfg ? name_index(config_names, NCONFIGS, cfg) : -1;
+    free(cfg);
+    if (cfg_idx < 0) {
+        scn_fail(c, "%s.configuration: expected spot|fallback|on-demand", where);
+        return;
+    }
+    w->configuration = (enum sim_config)cfg_idx;
+    w->experiment = scn_get_str(c, o, where, "experiment", NULL);
+    w->count = (int)scn_get_int(c, o, where, "count", 0, 0, 100000);
+    w->interval = scn_get_dur(c, o, where, "interval", 0);
+    int64_t rate_mean = scn_get_dur(c, o, where, "mean_interarrival", 0);
+    w->mean_gap = rate_mean;
+    if ((w->count > 0) == (w->mean_gap > 0)) {
+        scn_fail(c, "%s: give exactly one of count (with optional interval) or mean_interarrival",
+                 where);
+        return;
+    }
+    w->start_offset = scn_get_dur(c, o, where, "start_after", 0);
+    w->end_offset = scn_get_dur(c, o, where, "stop_after", sc->duration);
+    w->completions = (int)scn_get_int(c, o, where, "completions", 1, 1, 1000);
+    w->indexed = scn_get_bool(c, o, where, "indexed", w->completions > 1);
+    if (w->completions > 1 && !w->indexed) {
+        scn_fail(c, "%s: completions > 1 requires indexed: true", where);
+        return;
+    }
+    json_object *d = scn_get(o, "duration");
+    if (!d || !json_object_is_type(d, json_type_object)) {
+        scn_fail(c,
+                 "%s.duration: required, e.g. {\"dist\":\"uniform\",\"min\":\"1h\",\"max\":"
+                 "\"2h\"}",
+                 where);
+        return;
+    }
+    char dw[96];
+    snprintf(dw, sizeof dw, "%s.duration", where);
+    char *dist = scn_get_str(c, d, dw, "dist", "fixed");
+    if (strcmp(dist, "fixed") == 0) {
+        w->duration.dist = PLAN_DIST_FIXED;
+        w->duration.a = scn_get_dur(c, d, dw, "value", 0);
+    } else if (strcmp(dist, "uniform") == 0) {
+        w->duration.dist = PLAN_DIST_UNIFORM;
+        w->duration.a = scn_get_dur(c, d, dw, "min", 0);
+        w->duration.b = scn_get_dur(c, d, dw, "max", 0);
+    } else if (strcmp(dist, "exponential") == 0) {
+        w->duration.dist = PLAN_DIST_EXPONENTIAL;
+        w->duration.a = scn_get_dur(c, d, dw, "mean", 0);
+    } else {
+        scn_fail(c, "%s.dist: expected fixed|uniform|exponential", dw);
+    }
+    free(dist);
+    if (!c->failed && (w->duration.a <= 0 ||
+                       (w->duration.dist == PLAN_DIST_UNIFORM && w->duration.b < w->duration.a))) {
+        scn_fail(c, "%s: durations must be positive (and min <= max)", dw);
+        return;
+    }
+    w->checkpoint_interval = scn_get_dur(c, o, where, "checkpoint_interval", 0);
+    w->checkpoint_seconds = scn_get_dur(c, o, where, "checkpoint_seconds", 0);
+    w->restore_seconds = scn_get_dur(c, o, where, "restore_seconds", 0);
+    w->failure_ppm = scn_get_ppm(c, o, where, "failure_rate");
+    w->backoff_limit = (int)scn_get_int(c, o, where, "backoff_limit", 6, 0, 1000);
+    w->active_deadline = scn_get_dur(c, o, where, "active_deadline_seconds", 0);
+    w->ttl_after_finished = scn_get_dur(c, o, where, "ttl_seconds_after_finished", 3600);
+    w->pod_failure_policy = scn_get_bool(c, o, where, "pod_failure_policy", false);
+    w->gpus = (int)scn_get_int(c, o, where, "gpus", 1, 0, 64);
+    w->cpu_m = (int)scn_get_int(c, o, where, "cpu_millicores", 1000, 0, 1024000);
+    w->image = scn_get_str(c, o, where, "image", "registry.example.com/ml/train:1.0");
+    w->pdb_min_available = (int)scn_get_int(c, o, where, "pdb_min_available", -1, 0, 100000);
+    w->pdb_max_unavailable = (int)scn_get_int(c, o, where, "pdb_max_unavailable", -1, 0, 100000);
+    if (w->pdb_min_available >= 0 && w->pdb_max_unavailable >= 0) {
+        scn_fail(c, "%s: give at most one of pdb_min_available and pdb_max_unavailable", where);
+        return;
+    }
+    json_object *pools = scn_get(o, "pools");
+    if (pools) {
+        if (!json_object_is_type(pools, json_type_array) ||
+            json_object_array_length(pools) > SIM_MAX_POOLS) {
+            scn_fail(c, "%s.pools: expected an array of pool names", where);
+            return;
+        }
+        for (size_t k = 0; k < json_object_array_length(pools); k++) {
+            json_object *pn = json_object_array_get_idx(pools, k);
+            int idx = json_object_is_type(pn, json_type_string)
+                          ? find_pool(sc, json_object_get_string(pn))
+                          : -1;
+            if (idx < 0) {
+                scn_fail(c, "%s.pools[%zu]: not a pool name", where, k);
                 return;
             }
-            for (size_t k = 0; k < json_object_array_length(taints); k++) {
-                json_object *t = json_object_array_get_idx(taints, k);
-                char tw[112];
-                snprintf(tw, sizeof tw, "%s.taints[%zu]", where, k);
-                if (!json_object_is_type(t, json_type_object)) {
-                    scn_fail(c, "%s: expected an object", tw);
-                    return;
-                }
-                struct sim_taint *tt = &p->taints[p->ntaints++];
-                tt->key = scn_get_str(c, t, tw, "key", NULL);
-                tt->value = scn_get_str(c, t, tw, "value", "");
-                tt->effect = scn_get_str(c, t, tw, "effect", "NoSchedule");
-                if (!tt->key) {
-                    scn_fail(c, "%s.key: required", tw);
-                    return;
-                }
-                if (strcmp(tt->effect, "NoSchedule") != 0 && strcmp(tt->effect, "NoExecute") != 0 &&
-                    strcmp(tt->effect, "PreferNoSchedule") != 0) {
-                    scn_fail(c, "%s.effect: expected NoSchedule|PreferNoSchedule|NoExecute", tw);
-                    return;
-                }
-            }
+            w->pools[w->npools++] = idx;
         }
-        p->recreate_after = scn_get_dur(c, o, where, "recreate_after", 0);
-        parse_spells(c, sc, p, scn_get(o, "notready"), where);
+    } else {
+        /* defaults by configuration: spot -> spot pools; fallback -> spot then
+         * fallback pools; on-demand -> on-demand pools */
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = 0; k < sc->npools; k++) {
+                enum sim_role r = sc->pools[k].role;
+                bool take = false;
+                if (pass == 0)
+                    take = (w->configuration != SIM_CFG_ON_DEMAND && r == SIM_ROLE_SPOT) ||
+                           (w->configuration == SIM_CFG_ON_DEMAND && r == SIM_ROLE_ON_DEMAND);
+                else
+                    take = w->configuration == SIM_CFG_FALLBACK && r == SIM_ROLE_FALLBACK;
+                if (take)
+                    w->pools[w->npools++] = k;
+            }
+    }
+    if (!c->failed && w->npools == 0) {
+        scn_fail(c, "%s.pools: no pool can run configuration '%s'", where,
+                 sim_config_name(w->configuration));
+        return;
+    }
+    for (int k = 0; k < w->npools && !c->failed; k++) {
+        const struct sim_size *sz = &sc->sizes[sc->pools[w->pools[k]].size_idx];
+        if (w->gpus > sz->gpus || w->cpu_m > sz->vcpus * 1000 - 100)
+            scn_fail(c, "%s: a pod (%d GPU, %dm CPU) does not fit on pool '%s' (%s)", where,
+                     w->gpus, w->cpu_m, sc->pools[w->pools[k]].name, sz->slug);
     }
 }
 
-static void parse_workloads(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
-    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
-        scn_fail(c, "workloads: expected a non-empty array");
+static void parse_reclaim(struct scn_ctx *c, struct sim_scenario *sc, json_object *o,
+                          const char *where) {
+    struct sim_reclaim_spec *r = &sc->reclaims[sc->nreclaims++];
+    char *pool = scn_get_str(c, o, where, "pool", NULL);
+    r->pool = pool ? find_pool(sc, pool) : -1;
+    free(pool);
+    if (r->pool < 0) {
+        scn_fail(c, "%s.pool: required, a pool name", where);
         return;
     }
-    size_t n = json_object_array_length(arr);
-    if (n > SIM_MAX_WORKLOADS) {
-        scn_fail(c, "workloads: at most %d", SIM_MAX_WORKLOADS);
+    if (sc->pools[r->pool].role != SIM_ROLE_SPOT) {
+        scn_fail(c, "%s.pool: only spot pools are reclaimed", where);
         return;
     }
+    r->at = scn_get_time(c, o, where, "at");
+    int64_t after = scn_get_dur(c, o, where, "after", -1);
+    if (after >= 0 && !r->at)
+        r->at = sc->start + after;
+    r->mean_interval = scn_get_dur(c, o, where, "mean_interval", 0);
+    if ((r->at != 0) == (r->mean_interval > 0)) {
+        scn_fail(c, "%s: give exactly one of at / after or mean_interval", where);
+        return;
+    }
+    if (r->at && r->at < sc->start) {
+        scn_fail(c, "%s.at: before the scenario start", where);
+        return;
+    }
+}
+
+/* One item of a scenario list, the object o at `where` (e.g. "pools[2]"), into sc. */
+typedef void parse_item_fn(struct scn_ctx *c, struct sim_scenario *sc, json_object *o,
+                           const char *where);
+
+/* The scenario's list `name`: an array of at most max objects (required: not
+ * empty; else it may be absent), each read by item, up to the first failure. */
+static void parse_list(struct scn_ctx *c, struct sim_scenario *sc, json_object *root,
+                       const char *name, size_t max, bool required, parse_item_fn *item) {
+    json_object *arr = scn_get(root, name);
+    size_t n = required ? scn_list_len(c, arr, name, max) : scn_opt_list_len(c, arr, name, max);
     for (size_t i = 0; i < n && !c->failed; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
         char where[64];
-        snprintf(where, sizeof where, "workloads[%zu]", i);
-        if (!json_object_is_type(o, json_type_object)) {
-            scn_fail(c, "%s: expected an object", where);
-            return;
-        }
-        struct sim_workload *w = &sc->workloads[sc->nworkloads++];
-        w->name = scn_get_str(c, o, where, "name", NULL);
-        if (!w->name || !is_k8s_name(w->name)) {
-            scn_fail(c, "%s.name: required, a lower-case DNS label of at most 40 characters",
-                     where);
-            return;
-        }
-        char *cfg = scn_get_str(c, o, where, "configuration", NULL);
-        if (!cfg || (strcmp(cfg, "spot") && strcmp(cfg, "fallback") && strcmp(cfg, "on-demand"))) {
-            scn_fail(c, "%s.configuration: expected spot|fallback|on-demand", where);
-            free(cfg);
-            return;
-        }
-        w->configuration = strcmp(cfg, "spot") == 0       ? SIM_CFG_SPOT
-                           : strcmp(cfg, "fallback") == 0 ? SIM_CFG_FALLBACK
-                                                          : SIM_CFG_ON_DEMAND;
-        free(cfg);
-        w->experiment = scn_get_str(c, o, where, "experiment", NULL);
-        w->count = (int)scn_get_int(c, o, where, "count", 0, 0, 100000);
-        w->interval = scn_get_dur(c, o, where, "interval", 0);
-        int64_t rate_mean = scn_get_dur(c, o, where, "mean_interarrival", 0);
-        w->mean_gap = rate_mean;
-        if ((w->count > 0) == (w->mean_gap > 0)) {
-            scn_fail(c,
-                     "%s: give exactly one of count (with optional interval) or mean_interarrival",
-                     where);
-            return;
-        }
-        w->start_offset = scn_get_dur(c, o, where, "start_after", 0);
-        w->end_offset = scn_get_dur(c, o, where, "stop_after", sc->duration);
-        w->completions = (int)scn_get_int(c, o, where, "completions", 1, 1, 1000);
-        w->indexed = scn_get_bool(c, o, where, "indexed", w->completions > 1);
-        if (w->completions > 1 && !w->indexed) {
-            scn_fail(c, "%s: completions > 1 requires indexed: true", where);
-            return;
-        }
-        json_object *d = scn_get(o, "duration");
-        if (!d || !json_object_is_type(d, json_type_object)) {
-            scn_fail(c,
-                     "%s.duration: required, e.g. {\"dist\":\"uniform\",\"min\":\"1h\",\"max\":"
-                     "\"2h\"}",
-                     where);
-            return;
-        }
-        char dw[96];
-        snprintf(dw, sizeof dw, "%s.duration", where);
-        char *dist = scn_get_str(c, d, dw, "dist", "fixed");
-        if (strcmp(dist, "fixed") == 0) {
-            w->duration.dist = PLAN_DIST_FIXED;
-            w->duration.a = scn_get_dur(c, d, dw, "value", 0);
-        } else if (strcmp(dist, "uniform") == 0) {
-            w->duration.dist = PLAN_DIST_UNIFORM;
-            w->duration.a = scn_get_dur(c, d, dw, "min", 0);
-            w->duration.b = scn_get_dur(c, d, dw, "max", 0);
-        } else if (strcmp(dist, "exponential") == 0) {
-            w->duration.dist = PLAN_DIST_EXPONENTIAL;
-            w->duration.a = scn_get_dur(c, d, dw, "mean", 0);
-        } else {
-            scn_fail(c, "%s.dist: expected fixed|uniform|exponential", dw);
-        }
-        free(dist);
-        if (!c->failed && (w->duration.a <= 0 || (w->duration.dist == PLAN_DIST_UNIFORM &&
-                                                  w->duration.b < w->duration.a))) {
-            scn_fail(c, "%s: durations must be positive (and min <= max)", dw);
-            return;
-        }
-        w->checkpoint_interval = scn_get_dur(c, o, where, "checkpoint_interval", 0);
-        w->checkpoint_seconds = scn_get_dur(c, o, where, "checkpoint_seconds", 0);
-        w->restore_seconds = scn_get_dur(c, o, where, "restore_seconds", 0);
-        w->failure_ppm = scn_get_ppm(c, o, where, "failure_rate");
-        w->backoff_limit = (int)scn_get_int(c, o, where, "backoff_limit", 6, 0, 1000);
-        w->active_deadline = scn_get_dur(c, o, where, "active_deadline_seconds", 0);
-        w->ttl_after_finished = scn_get_dur(c, o, where, "ttl_seconds_after_finished", 3600);
-        w->pod_failure_policy = scn_get_bool(c, o, where, "pod_failure_policy", false);
-        w->gpus = (int)scn_get_int(c, o, where, "gpus", 1, 0, 64);
-        w->cpu_m = (int)scn_get_int(c, o, where, "cpu_millicores", 1000, 0, 1024000);
-        w->image = scn_get_str(c, o, where, "image", "registry.example.com/ml/train:1.0");
-        w->pdb_min_available = (int)scn_get_int(c, o, where, "pdb_min_available", -1, 0, 100000);
-        w->pdb_max_unavailable =
-            (int)scn_get_int(c, o, where, "pdb_max_unavailable", -1, 0, 100000);
-        if (w->pdb_min_available >= 0 && w->pdb_max_unavailable >= 0) {
-            scn_fail(c, "%s: give at most one of pdb_min_available and pdb_max_unavailable", where);
-            return;
-        }
-        json_object *pools = scn_get(o, "pools");
-        if (pools) {
-            if (!json_object_is_type(pools, json_type_array) ||
-                json_object_array_length(pools) > SIM_MAX_POOLS) {
-                scn_fail(c, "%s.pools: expected an array of pool names", where);
-                return;
-            }
-            for (size_t k = 0; k < json_object_array_length(pools); k++) {
-                json_object *pn = json_object_array_get_idx(pools, k);
-                int idx = json_object_is_type(pn, json_type_string)
-                              ? find_pool(sc, json_object_get_string(pn))
-                              : -1;
-                if (idx < 0) {
-                    scn_fail(c, "%s.pools[%zu]: not a pool name", where, k);
-                    return;
-                }
-                w->pools[w->npools++] = idx;
-            }
-        } else {
-            /* defaults by configuration: spot -> spot pools; fallback -> spot then
-             * fallback pools; on-demand -> on-demand pools */
-            for (int pass = 0; pass < 2; pass++)
-                for (int k = 0; k < sc->npools; k++) {
-                    enum sim_role r = sc->pools[k].role;
-                    bool take = false;
-                    if (pass == 0)
-                        take = (w->configuration != SIM_CFG_ON_DEMAND && r == SIM_ROLE_SPOT) ||
-                               (w->configuration == SIM_CFG_ON_DEMAND && r == SIM_ROLE_ON_DEMAND);
-                    else
-                        take = w->configuration == SIM_CFG_FALLBACK && r == SIM_ROLE_FALLBACK;
-                    if (take)
-                        w->pools[w->npools++] = k;
-                }
-        }
-        if (!c->failed && w->npools == 0) {
-            scn_fail(c, "%s.pools: no pool can run configuration '%s'", where,
-                     sim_config_name(w->configuration));
-            return;
-        }
-        for (int k = 0; k < w->npools && !c->failed; k++) {
-            const struct sim_size *sz = &sc->sizes[sc->pools[w->pools[k]].size_idx];
-            if (w->gpus > sz->gpus || w->cpu_m > sz->vcpus * 1000 - 100)
-                scn_fail(c, "%s: a pod (%d GPU, %dm CPU) does not fit on pool '%s' (%s)", where,
-                         w->gpus, w->cpu_m, sc->pools[w->pools[k]].name, sz->slug);
-        }
-    }
-}
-
-static void parse_reclaims(struct scn_ctx *c, struct sim_scenario *sc, json_object *arr) {
-    if (!arr)
-        return;
-    if (!json_object_is_type(arr, json_type_array) ||
-        json_object_array_length(arr) > SIM_MAX_RECLAIMS) {
-        scn_fail(c, "reclaims: expected an array of at most %d", SIM_MAX_RECLAIMS);
-        return;
-    }
-    for (size_t i = 0; i < json_object_array_length(arr) && !c->failed; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
-        char where[64];
-        snprintf(where, sizeof where, "reclaims[%zu]", i);
-        if (!json_object_is_type(o, json_type_object)) {
-            scn_fail(c, "%s: expected an object", where);
-            return;
-        }
-        struct sim_reclaim_spec *r = &sc->reclaims[sc->nreclaims++];
-        char *pool = scn_get_str(c, o, where, "pool", NULL);
-        r->pool = pool ? find_pool(sc, pool) : -1;
-        free(pool);
-        if (r->pool < 0) {
-            scn_fail(c, "%s.pool: required, a pool name", where);
-            return;
-        }
-        if (sc->pools[r->pool].role != SIM_ROLE_SPOT) {
-            scn_fail(c, "%s.pool: only spot pools are reclaimed", where);
-            return;
-        }
-        r->at = scn_get_time(c, o, where, "at");
-        int64_t after = scn_get_dur(c, o, where, "after", -1);
-        if (after >= 0 && !r->at)
-            r->at = sc->start + after;
-        r->mean_interval = scn_get_dur(c, o, where, "mean_interval", 0);
-        if ((r->at != 0) == (r->mean_interval > 0)) {
-            scn_fail(c, "%s: give exactly one of at / after or mean_interval", where);
-            return;
-        }
-        if (r->at && r->at < sc->start) {
-            scn_fail(c, "%s.at: before the scenario start", where);
-            return;
-        }
+        json_object *o = scn_list_obj(c, arr, i, name, where, sizeof where);
+        if (o)
+            item(c, sc, o, where);
     }
 }
 
@@ -615,13 +551,13 @@ enum err sim_scenario_parse(const char *text, size_t len, struct sim_scenario **
     if (!c.failed && sc->event_ttl < 1)
         scn_fail(&c, "timing.event_ttl: must be at least 1s");
     if (!c.failed)
-        parse_sizes(&c, sc, scn_get(root, "sizes"));
+        parse_list(&c, sc, root, "sizes", SIM_MAX_SIZES, true, parse_size);
     if (!c.failed)
-        parse_pools(&c, sc, scn_get(root, "pools"));
+        parse_list(&c, sc, root, "pools", SIM_MAX_POOLS, true, parse_pool);
     if (!c.failed)
-        parse_workloads(&c, sc, scn_get(root, "workloads"));
+        parse_list(&c, sc, root, "workloads", SIM_MAX_WORKLOADS, true, parse_workload);
     if (!c.failed)
-        parse_reclaims(&c, sc, scn_get(root, "reclaims"));
+        parse_list(&c, sc, root, "reclaims", SIM_MAX_RECLAIMS, false, parse_reclaim);
     json_object_put(root);
     if (c.failed) {
         sim_scenario_free(sc);

@@ -32,27 +32,31 @@ json_object *scn_get(json_object *o, const char *key) {
     return v;
 }
 
+/* o[key] when it has JSON type t; NULL when absent, and NULL failing the parse
+ * ("where.key: expected <what>") when it has another type. */
+static json_object *get_typed(struct scn_ctx *c, json_object *o, const char *where, const char *key,
+                              json_type t, const char *what) {
+    json_object *v = scn_get(o, key);
+    if (v && !json_object_is_type(v, t)) {
+        scn_fail(c, "%s.%s: expected %s", where, key, what);
+        return NULL;
+    }
+    return v;
+}
+
 char *scn_get_str(struct scn_ctx *c, json_object *o, const char *where, const char *key,
                   const char *def) {
-    json_object *v = scn_get(o, key);
+    json_object *v = get_typed(c, o, where, key, json_type_string, "a string");
     if (!v)
         return def ? xstrdup(def) : NULL;
-    if (!json_object_is_type(v, json_type_string)) {
-        scn_fail(c, "%s.%s: expected a string", where, key);
-        return def ? xstrdup(def) : NULL;
-    }
     return xstrdup(json_object_get_string(v));
 }
 
 int64_t scn_get_int(struct scn_ctx *c, json_object *o, const char *where, const char *key,
                     int64_t def, int64_t lo, int64_t hi) {
-    json_object *v = scn_get(o, key);
+    json_object *v = get_typed(c, o, where, key, json_type_int, "a whole number");
     if (!v)
         return def;
-    if (!json_object_is_type(v, json_type_int)) {
-        scn_fail(c, "%s.%s: expected a whole number", where, key);
-        return def;
-    }
     errno = 0;
     int64_t x = json_object_get_int64(v);
     if (errno || x < lo || x > hi) {
@@ -64,14 +68,8 @@ int64_t scn_get_int(struct scn_ctx *c, json_object *o, const char *where, const 
 }
 
 bool scn_get_bool(struct scn_ctx *c, json_object *o, const char *where, const char *key, bool def) {
-    json_object *v = scn_get(o, key);
-    if (!v)
-        return def;
-    if (!json_object_is_type(v, json_type_boolean)) {
-        scn_fail(c, "%s.%s: expected true or false", where, key);
-        return def;
-    }
-    return json_object_get_boolean(v);
+    json_object *v = get_typed(c, o, where, key, json_type_boolean, "true or false");
+    return v ? json_object_get_boolean(v) : def;
 }
 
 /* A duration: a whole number of seconds or a string "90s" / "15m" / "36h" / "7d". */
@@ -132,4 +130,38 @@ int64_t scn_get_time(struct scn_ctx *c, json_object *o, const char *where, const
         return 0;
     }
     return t;
+}
+
+size_t scn_list_len(struct scn_ctx *c, json_object *arr, const char *name, size_t max) {
+    if (!arr || !json_object_is_type(arr, json_type_array) || json_object_array_length(arr) == 0) {
+        scn_fail(c, "%s: expected a non-empty array", name);
+        return 0;
+    }
+    size_t n = json_object_array_length(arr);
+    if (n > max) {
+        scn_fail(c, "%s: at most %zu", name, max);
+        return 0;
+    }
+    return n;
+}
+
+size_t scn_opt_list_len(struct scn_ctx *c, json_object *arr, const char *name, size_t max) {
+    if (!arr)
+        return 0;
+    if (!json_object_is_type(arr, json_type_array) || json_object_array_length(arr) > max) {
+        scn_fail(c, "%s: expected an array of at most %zu", name, max);
+        return 0;
+    }
+    return json_object_array_length(arr);
+}
+
+json_object *scn_list_obj(struct scn_ctx *c, json_object *arr, size_t i, const char *name,
+                          char *where, size_t wn) {
+    json_object *o = json_object_array_get_idx(arr, i);
+    snprintf(where, wn, "%s[%zu]", name, i);
+    if (!json_object_is_type(o, json_type_object)) {
+        scn_fail(c, "%s: expected an object", where);
+        return NULL;
+    }
+    return o;
 }

@@ -37,4 +37,15 @@ int64_t scn_get_ppm(struct scn_ctx *c, json_object *o, const char *where, const 
 /* An RFC 3339 time as Unix seconds; 0 when absent. */
 int64_t scn_get_time(struct scn_ctx *c, json_object *o, const char *where, const char *key);
 
+/* The length of list `name`, which must be a non-empty array of at most max
+ * items; 0 (and c failed) when it is not. */
+size_t scn_list_len(struct scn_ctx *c, json_object *arr, const char *name, size_t max);
+/* The length of optional list `name`: 0 when absent (NULL), else an array of at
+ * most max items; 0 (and c failed) when it is not. */
+size_t scn_opt_list_len(struct scn_ctx *c, json_object *arr, const char *name, size_t max);
+/* Item i of list `name`, which must be an object, and its place "name[i]" into
+ * where[wn]; NULL (and c failed) when it is not an object. */
+json_object *scn_list_obj(struct scn_ctx *c, json_object *arr, size_t i, const char *name,
+                          char *where, size_t wn);
+
 #endif
