@@ -344,26 +344,25 @@ void sim_world_free(struct sim_world *w) {
     free(w);
 }
 
-int64_t sim_world_seq_at(const struct sim_world *w, int64_t t) {
-    int lo = 0, hi = w->nlog; /* first entry with time > t */
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (w->log[mid].t <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo == 0 ? 0 : w->log[lo - 1].seq;
-}
-
-int sim_world_log_after(const struct sim_world *w, int64_t after) {
+/* The index of the first log entry whose time (by_seq: seq) is above v; the log
+ * ascends in both. */
+static int log_first_above(const struct sim_world *w, int64_t v, bool by_seq) {
     int lo = 0, hi = w->nlog;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (w->log[mid].seq <= after)
+        if ((by_seq ? w->log[mid].seq : w->log[mid].t) <= v)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+int64_t sim_world_seq_at(const struct sim_world *w, int64_t t) {
+    int lo = log_first_above(w, t, false);
+    return lo == 0 ? 0 : w->log[lo - 1].seq;
+}
+
+int sim_world_log_after(const struct sim_world *w, int64_t after) {
+    return log_first_above(w, after, true);
 }

@@ -10,36 +10,19 @@
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-static void kmoney_or_null(struct jsonw *j, const char *key, int64_t v) {
+/* "key": v as put writes it, or null when v is ORC_NEVER (not known). */
+static void k_or_null(struct jsonw *j, const char *key, int64_t v,
+                      void (*put)(struct jsonw *, int64_t)) {
     jsonw_key(j, key);
     if (v == ORC_NEVER)
         jsonw_null(j);
     else
-        jsonw_money(j, v);
+        put(j, v);
 }
 
-static void kint_or_null(struct jsonw *j, const char *key, int64_t v) {
-    jsonw_key(j, key);
-    if (v == ORC_NEVER)
-        jsonw_null(j);
-    else
-        jsonw_int(j, v);
-}
-
-static void kpercent_or_null(struct jsonw *j, const char *key, int64_t bp) {
-    jsonw_key(j, key);
-    if (bp == ORC_NEVER)
-        jsonw_null(j);
-    else
-        jsonw_fixed(j, bp, 2);
-}
-
-static void ktime_or_null(struct jsonw *j, const char *key, int64_t v) {
-    jsonw_key(j, key);
-    if (v == ORC_NEVER)
-        jsonw_null(j);
-    else
-        jsonw_time(j, v);
+/* A percentage held in basis points: 1234 -> 12.34. */
+static void put_percent(struct jsonw *j, int64_t bp) {
+    jsonw_fixed(j, bp, 2);
 }
 
 /* The pools' indexes by id (the API lists pools by id). */
@@ -88,7 +71,7 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_kint(&j, "duplicates", cr->duplicates);
         jsonw_kint(&j, "duplicate_seconds", cr->duplicate_seconds);
         jsonw_kmoney(&j, "cost", cr->cost);
-        kmoney_or_null(&j, "cost_per_successful_task", cr->cost_per_task);
+        k_or_null(&j, "cost_per_successful_task", cr->cost_per_task, jsonw_money);
         jsonw_kmoney(&j, "allocated_cost", cr->allocated);
         jsonw_kmoney(&j, "useful_cost", cr->useful);
         jsonw_kmoney(&j, "restore_cost", cr->restore);
@@ -99,8 +82,8 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_obj(&j);
         jsonw_kint(&j, "samples", cr->restore_samples);
         jsonw_kint(&j, "total", cr->restore_total);
-        kint_or_null(&j, "p50", cr->restore_p50);
-        kint_or_null(&j, "p95", cr->restore_p95);
+        k_or_null(&j, "p50", cr->restore_p50, jsonw_int);
+        k_or_null(&j, "p95", cr->restore_p95, jsonw_int);
         jsonw_obj_end(&j);
         jsonw_key(&j, "node_seconds_by_pool");
         jsonw_arr(&j);
@@ -118,8 +101,8 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_arr_end(&j);
         jsonw_kint(&j, "counterfactual_tasks", cr->cf_tasks);
         jsonw_kmoney(&j, "counterfactual_cost", cr->cf_cost);
-        kpercent_or_null(&j, "savings_vs_on_demand_percent", cr->savings_bp);
-        kpercent_or_null(&j, "measured_overhead_percent", cr->overhead_bp);
+        k_or_null(&j, "savings_vs_on_demand_percent", cr->savings_bp, put_percent);
+        k_or_null(&j, "measured_overhead_percent", cr->overhead_bp, put_percent);
         jsonw_kbool(&j, "partial", cr->partial);
         jsonw_obj_end(&j);
     }
@@ -133,7 +116,7 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
     jsonw_kint(&j, "tasks_run_time", r->cf_runtime);
     jsonw_kint(&j, "work_seconds", r->cf_work_seconds);
     jsonw_kmoney(&j, "cost", r->cf_cost);
-    kmoney_or_null(&j, "cost_per_successful_task", r->cf_per_task);
+    k_or_null(&j, "cost_per_successful_task", r->cf_per_task, jsonw_money);
     jsonw_obj_end(&j);
     jsonw_arr_end(&j);
     jsonw_kmoney(&j, "nodes_total_cost", r->nodes_total);
@@ -171,8 +154,9 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_kstr(&j, "pool_id", tl->pools[tl->nodes[n].pool].id);
         jsonw_kstr(&j, "pool", tl->pools[tl->nodes[n].pool].name);
         jsonw_ktime(&j, "billable_start", tl->nodes[n].ready_t);
-        ktime_or_null(&j, "deleted_at",
-                      tl->nodes[n].deleted_t <= r->now ? tl->nodes[n].deleted_t : ORC_NEVER);
+        k_or_null(&j, "deleted_at",
+                  tl->nodes[n].deleted_t <= r->now ? tl->nodes[n].deleted_t : ORC_NEVER,
+                  jsonw_time);
         jsonw_kmoney(&j, "price_hourly", nr->rate);
         jsonw_kint(&j, "billable_seconds", nr->seconds);
         jsonw_kmoney(&j, "cost", nr->total);
@@ -190,16 +174,16 @@ enum err orc_render_json(const struct orc_timeline *tl, const struct orc_result 
         jsonw_kstr(&j, "pool", tl->pools[rc->pool].name);
         jsonw_kstr(&j, "size", tl->pools[rc->pool].size);
         jsonw_kint(&j, "nodes", rc->nodes);
-        ktime_or_null(&j, "first_signal_at", rc->signal_t);
-        ktime_or_null(&j, "gone_at", rc->gone_t);
-        ktime_or_null(&j, "fallback_ready_at", rc->replacement_ready_t);
-        ktime_or_null(&j, "first_resumed_at", rc->resumed_t);
-        ktime_or_null(&j, "last_resumed_at", rc->last_resumed_t);
+        k_or_null(&j, "first_signal_at", rc->signal_t, jsonw_time);
+        k_or_null(&j, "gone_at", rc->gone_t, jsonw_time);
+        k_or_null(&j, "fallback_ready_at", rc->replacement_ready_t, jsonw_time);
+        k_or_null(&j, "first_resumed_at", rc->resumed_t, jsonw_time);
+        k_or_null(&j, "last_resumed_at", rc->last_resumed_t, jsonw_time);
         jsonw_kint(&j, "tasks_interrupted", rc->tasks_interrupted);
         jsonw_kint(&j, "tasks_resumed", rc->tasks_resumed);
-        kint_or_null(&j, "signal_to_gone_seconds", rc->signal_to_gone);
-        kint_or_null(&j, "replacement_delay_seconds", rc->replacement_delay);
-        kint_or_null(&j, "return_to_useful_work_seconds", rc->return_to_work);
+        k_or_null(&j, "signal_to_gone_seconds", rc->signal_to_gone, jsonw_int);
+        k_or_null(&j, "replacement_delay_seconds", rc->replacement_delay, jsonw_int);
+        k_or_null(&j, "return_to_useful_work_seconds", rc->return_to_work, jsonw_int);
         jsonw_obj_end(&j);
     }
     jsonw_arr_end(&j);

@@ -5,14 +5,13 @@
 #include <gnutls/x509.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/log.h"
 #include "base/xalloc.h"
+#include "sim/sim_file.h"
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -95,22 +94,5 @@ void sim_tls_release(struct sim_tls *t) {
 }
 
 enum err sim_tls_write_cert(const struct sim_tls *t, const char *path) {
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp)
-        return ERR_IO;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        log_msg(LOG_ERROR, "tls: cannot write '%s'", tmp);
-        return ERR_IO;
-    }
-    bool ok = fputs(t->cert_pem, f) >= 0;
-    ok = fflush(f) == 0 && ok;
-    ok = fsync(fileno(f)) == 0 && ok;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        log_msg(LOG_ERROR, "tls: cannot write '%s'", path);
-        return ERR_IO;
-    }
-    return ERR_OK;
+    return sim_file_write("tls", path, t->cert_pem, strlen(t->cert_pem));
 }

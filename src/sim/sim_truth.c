@@ -1,33 +1,17 @@
 /* sim_truth — see sim_truth.h. */
 #include "sim/sim_truth.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "base/jsonw.h"
-#include "base/log.h"
 #include "sim/sim_billing.h"
+#include "sim/sim_file.h"
 #include "sim/sim_record.h"
-#include "base/xalloc.h"
 
 const char *sim_outcome_name(enum sim_outcome o) {
-    switch (o) {
-    case SIM_OUT_PENDING:
-        return "pending";
-    case SIM_OUT_RUNNING:
-        return "running";
-    case SIM_OUT_SUCCEEDED:
-        return "succeeded";
-    case SIM_OUT_FAILED:
-        return "failed";
-    case SIM_OUT_INTERRUPTED:
-        return "interrupted";
-    case SIM_OUT_KILLED:
-        return "killed";
-    }
-    return "?";
+    static const char *const names[] = {
+        [SIM_OUT_PENDING] = "pending",         [SIM_OUT_RUNNING] = "running",
+        [SIM_OUT_SUCCEEDED] = "succeeded",     [SIM_OUT_FAILED] = "failed",
+        [SIM_OUT_INTERRUPTED] = "interrupted", [SIM_OUT_KILLED] = "killed"};
+    return (unsigned)o < sizeof names / sizeof names[0] && names[o] ? names[o] : "?";
 }
 
 static void ktime_or_null(struct jsonw *j, const char *key, int64_t t, int64_t horizon) {
@@ -42,6 +26,17 @@ static void ktime_or_null(struct jsonw *j, const char *key, int64_t t, int64_t h
 static int64_t min3(int64_t a, int64_t b, int64_t c) {
     int64_t m = a < b ? a : b;
     return m < c ? m : c;
+}
+
+/* Adds node n's billed amount and billable seconds up to h to *billed and *secs. */
+static void node_billing(const struct sim_world *w, int n, int64_t h, int64_t *billed,
+                         int64_t *secs) {
+    struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
+    int k = sim_billing_node(w, n, h, items, SIM_BILL_MAX_MONTHS);
+    for (int q = 0; q < k; q++) {
+        *billed += items[q].amount;
+        *secs += items[q].seconds;
+    }
 }
 
 int64_t sim_attempt_end(const struct sim_world *w, const struct sim_pod *p) {
@@ -71,16 +66,11 @@ enum err sim_truth_render(const struct sim_world *w, struct buf *out) {
         const struct sim_pool_spec *ps = &sc->pools[p->spec];
         int64_t billed = 0, secs = 0;
         int nodes = 0;
-        struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
         for (int n = 0; n < w->nnodes; n++) {
             if (w->nodes[n].pool != i)
                 continue;
             nodes++;
-            int k = sim_billing_node(w, n, h, items, SIM_BILL_MAX_MONTHS);
-            for (int q = 0; q < k; q++) {
-                billed += items[q].amount;
-                secs += items[q].seconds;
-            }
+            node_billing(w, n, h, &billed, &secs);
         }
         jsonw_obj(&j);
         jsonw_kstr(&j, "id", p->id);
@@ -106,13 +96,8 @@ enum err sim_truth_render(const struct sim_world *w, struct buf *out) {
         const struct sim_node *nd = &w->nodes[n];
         if (nd->created_t > h)
             continue;
-        struct sim_bill_item items[SIM_BILL_MAX_MONTHS];
-        int k = sim_billing_node(w, n, h, items, SIM_BILL_MAX_MONTHS);
         int64_t billed = 0, secs = 0;
-        for (int q = 0; q < k; q++) {
-            billed += items[q].amount;
-            secs += items[q].seconds;
-        }
+        node_billing(w, n, h, &billed, &secs);
         jsonw_obj(&j);
         jsonw_kstr(&j, "name", nd->name);
         jsonw_kstr(&j, "uid", nd->uid);
@@ -250,22 +235,5 @@ enum err sim_truth_render(const struct sim_world *w, struct buf *out) {
 }
 
 enum err sim_truth_write(const char *path, const char *json, size_t len) {
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp)
-        return ERR_IO;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        log_msg(LOG_ERROR, "truth: cannot write '%s'", tmp);
-        return ERR_IO;
-    }
-    bool ok = fwrite(json, 1, len, f) == len;
-    ok = fflush(f) == 0 && ok;
-    ok = fsync(fileno(f)) == 0 && ok;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        log_msg(LOG_ERROR, "truth: cannot write '%s'", path);
-        return ERR_IO;
-    }
-    return ERR_OK;
+    return sim_file_write("truth", path, json, len);
 }
