@@ -35,16 +35,20 @@
 #define D0 (B - 20)
 #define ND 40
 
-static void exec_ok(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void exec_ok(struct store *s, const char *fmt, ...) {
+static void vexec_ok(struct store *s, const char *fmt, va_list ap) {
     char sql[2048];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(sql, sizeof sql, fmt, ap);
-    va_end(ap);
     char *err = NULL;
     if (sqlite3_exec(store_db(s), sql, NULL, NULL, &err) != SQLITE_OK)
         fail_msg("%s: %s", sql, err);
+}
+
+static void exec_ok(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void exec_ok(struct store *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vexec_ok(s, fmt, ap);
+    va_end(ap);
 }
 
 static int setup(void **state) {
@@ -109,44 +113,50 @@ static void assert_moved_exactly(uint64_t m, int64_t lo, int64_t hi) {
     }
 }
 
+/* Runs the SQL (printf-style, on the store's connection) and asserts that it moved the
+ * versions of the days [lo, hi] and of no other day of the 40. */
+static void assert_sql_moves(struct testdb_fx *f, int64_t lo, int64_t hi, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void assert_sql_moves(struct testdb_fx *f, int64_t lo, int64_t hi, const char *fmt, ...) {
+    int64_t a[ND][2], b[ND][2];
+    versions(f, a);
+    va_list ap;
+    va_start(ap, fmt);
+    vexec_ok(f->s, fmt, ap);
+    va_end(ap);
+    versions(f, b);
+    assert_moved_exactly(moved(a, b), lo, hi);
+}
+
 /* A node that lived a few hours of day B, seen late (inserted after the fact):
  * day B and the days its marks reach move; days before and after stay. Before
  * schema/010 a node insert bumped day 0 and moved every day. */
 static void test_late_node(void **state) {
     struct testdb_fx *f = *state;
-    int64_t a[ND][2], b[ND][2];
-    versions(f, a);
-    exec_ok(f->s,
-            "INSERT INTO nodes(name, pool_id, size, created_at, ready_at, k8s_deleted_at, "
-            " first_seen, last_seen) VALUES ('n-late','p1','g1',%lld,%lld,%lld,%lld,%lld)",
-            (long long)B * DAY + 3600, (long long)B * DAY + 3700, (long long)B * DAY + 5 * 3600,
-            (long long)(B + 15) * DAY, (long long)(B + 15) * DAY);
-    versions(f, b);
-    assert_moved_exactly(moved(a, b), B - 2, B + 2);
-    /* a window far from it keeps its version too */
+    assert_sql_moves(f, B - 2, B + 2,
+                     "INSERT INTO nodes(name, pool_id, size, created_at, ready_at, k8s_deleted_at, "
+                     " first_seen, last_seen) VALUES ('n-late','p1','g1',%lld,%lld,%lld,%lld,%lld)",
+                     (long long)B * DAY + 3600, (long long)B * DAY + 3700,
+                     (long long)B * DAY + 5 * 3600, (long long)(B + 15) * DAY,
+                     (long long)(B + 15) * DAY);
+    /* its NotReady time: the same days; a window far from it keeps its version too */
     int64_t w0[2], w1[2];
     assert_int_equal(store_window_version(f->s, (B + 8) * DAY, (B + 15) * DAY, w0), ERR_OK);
-    exec_ok(f->s, "UPDATE nodes SET not_ready_at = %lld WHERE name = 'n-late'",
-            (long long)B * DAY + 4 * 3600);
+    assert_sql_moves(f, B - 2, B + 2, "UPDATE nodes SET not_ready_at = %lld WHERE name = 'n-late'",
+                     (long long)B * DAY + 4 * 3600);
     assert_int_equal(store_window_version(f->s, (B + 8) * DAY, (B + 15) * DAY, w1), ERR_OK);
     assert_int_equal(w1[0], w0[0]);
     assert_int_equal(w1[1], w0[1]);
-    versions(f, a);
-    assert_moved_exactly(moved(b, a), B - 2, B + 2);
 }
 
 /* A late pod (attempt) on day B + 5: that day's reach moves, nothing else. */
 static void test_late_attempt(void **state) {
-    struct testdb_fx *f = *state;
-    int64_t a[ND][2], b[ND][2];
-    versions(f, a);
-    exec_ok(f->s,
-            "INSERT INTO attempts(uid, task_uid, namespace, name, node_name, scheduled_at, "
-            " finished_at, phase, first_seen, last_seen) "
-            "VALUES ('a-late','t1','ns','pod2','n-old',%lld,%lld,'Failed',1,1)",
-            (long long)(B + 5) * DAY + 600, (long long)(B + 5) * DAY + 900);
-    versions(f, b);
-    assert_moved_exactly(moved(a, b), B + 3, B + 7);
+    assert_sql_moves(
+        *state, B + 3, B + 7,
+        "INSERT INTO attempts(uid, task_uid, namespace, name, node_name, scheduled_at, "
+        " finished_at, phase, first_seen, last_seen) "
+        "VALUES ('a-late','t1','ns','pod2','n-old',%lld,%lld,'Failed',1,1)",
+        (long long)(B + 5) * DAY + 600, (long long)(B + 5) * DAY + 900);
 }
 
 /* A task created on day B + 5 and not finished (what the watcher stores for a
@@ -154,30 +164,22 @@ static void test_late_attempt(void **state) {
  * Before schema/011 an unfinished task marked day 0: every day moved. */
 static void test_new_task(void **state) {
     struct testdb_fx *f = *state;
-    int64_t a[ND][2], b[ND][2];
-    versions(f, a);
-    exec_ok(f->s,
-            "INSERT INTO tasks(uid, job_uid, namespace, name, created_at, first_seen, last_seen)"
-            " VALUES ('t-new','j2','ns','job2',%lld,1,1)",
-            (long long)(B + 5) * DAY + 600);
-    versions(f, b);
-    assert_moved_exactly(moved(a, b), B + 3, B + 7);
-    exec_ok(f->s, "UPDATE tasks SET completed_at = %lld, outcome = 'succeeded' WHERE uid = 't-new'",
-            (long long)(B + 5) * DAY + 7800);
-    versions(f, a);
-    assert_moved_exactly(moved(b, a), B + 3, B + 7);
+    assert_sql_moves(f, B + 3, B + 7,
+                     "INSERT INTO tasks(uid, job_uid, namespace, name, created_at, first_seen,"
+                     " last_seen) VALUES ('t-new','j2','ns','job2',%lld,1,1)",
+                     (long long)(B + 5) * DAY + 600);
+    assert_sql_moves(
+        f, B + 3, B + 7,
+        "UPDATE tasks SET completed_at = %lld, outcome = 'succeeded' WHERE uid = 't-new'",
+        (long long)(B + 5) * DAY + 7800);
 }
 
 /* A node deleted on day B after 50 days of life: the days from B on move (they
  * were computed with the node alive), the days before stay. */
 static void test_node_deleted(void **state) {
-    struct testdb_fx *f = *state;
-    int64_t a[ND][2], b[ND][2];
-    versions(f, a);
-    exec_ok(f->s, "UPDATE nodes SET k8s_deleted_at = %lld WHERE name = 'n-old'",
-            (long long)B * DAY + 7200);
-    versions(f, b);
-    assert_moved_exactly(moved(a, b), B - 2, D0 + ND - 1);
+    assert_sql_moves(*state, B - 2, D0 + ND - 1,
+                     "UPDATE nodes SET k8s_deleted_at = %lld WHERE name = 'n-old'",
+                     (long long)B * DAY + 7200);
 }
 
 /* A price change at B + 2 h: from its day on (minus the reach), not before. The

@@ -101,43 +101,35 @@ static void test_own_rows(void **state) {
     /* train-1: one task; sweep: one task per completion index */
     assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM tasks", NULL), 3);
     assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM attempts", NULL), 4);
-    char *s =
-        testdb_q_text(db,
-                      "SELECT outcome || ',' || outcome_reason || ',' || configuration || ',' "
-                      "|| experiment FROM tasks WHERE uid = ?",
-                      "j-0001");
-    assert_string_equal(s, "succeeded,CompletionsReached,fallback,exp-1");
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT outcome || ',' || outcome_reason || ',' || configuration || ',' "
+                     "|| experiment FROM tasks WHERE uid = ?",
+                     "j-0001", "succeeded,CompletionsReached,fallback,exp-1");
     assert_int_equal(testdb_q_int(db, "SELECT completed_at FROM tasks WHERE uid = ?", "j-0001"),
                      ts("2026-03-02T10:50:00Z"));
     assert_int_equal(
         testdb_q_int(db, "SELECT ttl_after_finished FROM tasks WHERE uid = ?", "j-0001"), 600);
-    s = testdb_q_text(db, "SELECT spec_json FROM tasks WHERE uid = ?", "j-0001");
+    char *s = testdb_q_text(db, "SELECT spec_json FROM tasks WHERE uid = ?", "j-0001");
     assert_non_null(strstr(s, "\"ignoreAdvice\":\"checkpoint\""));
     free(s);
     /* Indexed: index 0 succeeded at its pod's finish, index 1 still running */
-    s = testdb_q_text(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/0");
-    assert_string_equal(s, "succeeded");
-    free(s);
+    testdb_q_text_is(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/0", "succeeded");
     assert_int_equal(testdb_q_int(db, "SELECT completed_at FROM tasks WHERE uid = ?", "j-0002/0"),
                      ts("2026-03-02T10:16:20Z"));
-    s = testdb_q_text(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/1");
-    assert_string_equal(s, "running");
-    free(s);
+    testdb_q_text_is(db, "SELECT outcome FROM tasks WHERE uid = ?", "j-0002/1", "running");
     assert_int_equal(
         testdb_q_int(db, "SELECT pfp_ignores_disruption FROM tasks WHERE uid = ?", "j-0002/1"), 1);
     assert_int_equal(
         testdb_q_int(db, "SELECT count(*) FROM attempts WHERE task_uid = ?", "j-0002/1"), 1);
     /* attempts */
-    s = testdb_q_text(db,
-                      "SELECT task_uid || ',' || node_name || ',' || pool_id || ',' || gpu_request "
-                      "|| ',' || cpu_request_milli || ',' || phase || ',' || reason || ',' || "
-                      "exit_code || ',' || disruption_reason || ',' || report_status FROM attempts "
-                      "WHERE uid = ?",
-                      "p-0001");
-    assert_string_equal(s, "j-0001,gpu-spot-a,spot-id-1,1,2000,Failed,Terminated,143,"
-                           "TerminationByKubelet,bad");
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT task_uid || ',' || node_name || ',' || pool_id || ',' || gpu_request "
+                     "|| ',' || cpu_request_milli || ',' || phase || ',' || reason || ',' || "
+                     "exit_code || ',' || disruption_reason || ',' || report_status FROM attempts "
+                     "WHERE uid = ?",
+                     "p-0001",
+                     "j-0001,gpu-spot-a,spot-id-1,1,2000,Failed,Terminated,143,"
+                     "TerminationByKubelet,bad");
     assert_int_equal(
         testdb_q_int(db, "SELECT delete_requested_at FROM attempts WHERE uid = ?", "p-0001"),
         ts("2026-03-02T10:20:00Z"));
@@ -147,25 +139,21 @@ static void test_own_rows(void **state) {
     /* p-0003 ran on the same node but finished before it went NotReady */
     assert_int_equal(testdb_q_int(db, "SELECT not_ready_at FROM attempts WHERE uid = ?", "p-0003"),
                      -1);
-    s = testdb_q_text(db,
-                      "SELECT report_status || ',' || report_work_seconds || ',' || "
-                      "report_restore_seconds || ',' || report_checkpoint_seconds FROM attempts "
-                      "WHERE uid = ?",
-                      "p-0002");
-    assert_string_equal(s, "ok,1500,90,12");
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT report_status || ',' || report_work_seconds || ',' || "
+                     "report_restore_seconds || ',' || report_checkpoint_seconds FROM attempts "
+                     "WHERE uid = ?",
+                     "p-0002", "ok,1500,90,12");
     assert_int_equal(
         testdb_q_int(db, "SELECT count(*) FROM attempts WHERE report_status = 'bad'", NULL), 2);
     /* nodes */
-    s = testdb_q_text(db,
-                      "SELECT pool_id || ',' || droplet_id || ',' || gpu_allocatable || ',' || "
-                      "cpu_allocatable_milli || ',' || ready_at FROM nodes WHERE name = ?",
-                      "gpu-spot-a");
     char want[128];
     snprintf(want, sizeof want, "spot-id-1,9001,1,7800,%lld",
              (long long)ts("2026-03-02T10:02:00Z"));
-    assert_string_equal(s, want);
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT pool_id || ',' || droplet_id || ',' || gpu_allocatable || ',' || "
+                     "cpu_allocatable_milli || ',' || ready_at FROM nodes WHERE name = ?",
+                     "gpu-spot-a", want);
     assert_int_equal(
         testdb_q_int(db, "SELECT not_ready_at FROM nodes WHERE name = ?", "gpu-spot-a"),
         ts("2026-03-02T10:19:00Z"));
@@ -244,14 +232,11 @@ static void test_older_never_erases(void **state) {
     put_pod_json(f->s, older, ts("2026-03-02T11:00:00Z"), 400);
     put_pod_json(f->s, older, ts("2026-03-02T10:35:00Z"), 500);
     sqlite3 *db = f->ro;
-    char *s =
-        testdb_q_text(db,
-                      "SELECT phase || ',' || reason || ',' || exit_code || ',' || "
-                      "disruption_reason || ',' || report_status || ',' || report_work_seconds "
-                      "|| ',' || node_name FROM attempts WHERE uid = 'px'",
-                      NULL);
-    assert_string_equal(s, "Failed,Evicted,137,EvictionByEvictionAPI,ok,100,n1");
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT phase || ',' || reason || ',' || exit_code || ',' || "
+                     "disruption_reason || ',' || report_status || ',' || report_work_seconds "
+                     "|| ',' || node_name FROM attempts WHERE uid = 'px'",
+                     NULL, "Failed,Evicted,137,EvictionByEvictionAPI,ok,100,n1");
     assert_int_equal(testdb_q_int(db, "SELECT finished_at FROM attempts WHERE uid = 'px'", NULL),
                      ts("2026-03-02T10:31:00Z"));
     assert_int_equal(testdb_q_int(db, "SELECT started_at FROM attempts WHERE uid = 'px'", NULL),
@@ -284,15 +269,13 @@ static void test_older_never_erases(void **state) {
     assert_int_equal(store_k8s_put(f->s, &o, ts("2026-03-02T12:00:00Z"), 700), ERR_OK);
     assert_int_equal(store_commit(f->s), ERR_OK);
     k8s_object_release(&o);
-    s = testdb_q_text(db,
-                      "SELECT outcome || ',' || outcome_reason || ',' || backoff_limit || ',' || "
-                      "completed_at || ',' || deleted_at FROM tasks WHERE uid = 'jx'",
-                      NULL);
     char want[128];
     snprintf(want, sizeof want, "failed,DeadlineExceeded,4,%lld,%lld",
              (long long)ts("2026-03-02T10:50:00Z"), (long long)ts("2026-03-02T12:00:00Z"));
-    assert_string_equal(s, want);
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT outcome || ',' || outcome_reason || ',' || backoff_limit || ',' || "
+                     "completed_at || ',' || deleted_at FROM tasks WHERE uid = 'jx'",
+                     NULL, want);
     assert_int_equal(testdb_q_int(db, "SELECT count(*) FROM attempts WHERE task_uid = 'jx'", NULL),
                      1);
 }
@@ -456,10 +439,8 @@ static void test_shared_scenario_expected(void **state) {
     /* pools: spot, then on-demand (A1's node was never seen as a Node object) */
     assert_string_equal(a[1].pool, "6a1f0c2e-3b7d-4c55-9e8a-1d2f3a4b5c6d");
     assert_true(strcmp(a[2].pool, a[1].pool) != 0 && a[2].pool[0]);
-    char *s = testdb_q_text(db, "SELECT outcome || ',' || outcome_reason FROM tasks WHERE name = ?",
-                            "transcode-7f3a");
-    assert_string_equal(s, "succeeded,CompletionsReached");
-    free(s);
+    testdb_q_text_is(db, "SELECT outcome || ',' || outcome_reason FROM tasks WHERE name = ?",
+                     "transcode-7f3a", "succeeded,CompletionsReached");
     assert_int_equal(testdb_q_int(db, "SELECT completed_at - started_at FROM tasks WHERE name = ?",
                                   "transcode-7f3a"),
                      1095);
@@ -488,15 +469,13 @@ static void test_shared_scenario_expected(void **state) {
     assert_int_equal(a[2].lost, ts("2025-11-04T09:17:21Z"));
     assert_int_equal(a[1].started - a[0].end, 17);
     assert_int_equal(a[2].started - a[1].end, 30);
-    s = testdb_q_text(db,
-                      "SELECT outcome || ',' || outcome_reason || ',' || completed_at FROM tasks "
-                      "WHERE name = ?",
-                      "ingest-5d0e");
     char want[64];
     snprintf(want, sizeof want, "failed,BackoffLimitExceeded,%lld",
              (long long)ts("2025-11-04T09:17:22Z"));
-    assert_string_equal(s, want);
-    free(s);
+    testdb_q_text_is(db,
+                     "SELECT outcome || ',' || outcome_reason || ',' || completed_at FROM tasks "
+                     "WHERE name = ?",
+                     "ingest-5d0e", want);
     assert_int_equal(
         testdb_q_int(db, "SELECT backoff_limit FROM tasks WHERE name = ?", "ingest-5d0e"), 2);
 

@@ -90,6 +90,14 @@ static inline char *testdb_q_text(sqlite3 *db, const char *sql, const char *arg)
     return v;
 }
 
+/* Asserts that testdb_q_text(db, sql, arg) is want. */
+static inline void testdb_q_text_is(sqlite3 *db, const char *sql, const char *arg,
+                                    const char *want) {
+    char *v = testdb_q_text(db, sql, arg);
+    assert_string_equal(v, want);
+    free(v);
+}
+
 /* testdb_q_int through a read-only connection of its own. */
 static inline int64_t testdb_int(const struct testdb *d, const char *sql, const char *arg) {
     sqlite3 *db = NULL;
