@@ -156,6 +156,8 @@ static inline void check_invariants(const struct cost_result *r) {
 static inline void worked_example(struct fx *f) {
     int32_t sp = add_pool(f, "pool-spot", "gpu-x-spot", COST_CAP_SPOT, 1800000);
     int32_t fp = add_pool(f, "pool-fb", "gpu-x", COST_CAP_ON_DEMAND, 3600000);
+    f->pools[sp].name = "gpu-spot";
+    f->pools[fp].name = "gpu-fallback";
     f->pools[sp].deleted_at = T0 + 7230; /* the poll after the reclaim */
     int32_t s = add_node(f, "S", sp, 1800000, 0, 7200, 1, 8000);
     int32_t n = add_node(f, "F", fp, 3600000, 0, 10800, 1, 8000);

@@ -13,80 +13,21 @@
 #include "engine/cost.h"
 #include "query/report.h"
 
-#define T0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
+#include "cost_fx.h"
 
+/* The worked example of docs/cost-model.md (cost_fx.h; test_cost.c has the
+ * arithmetic), computed over its day, and a buffer for the bodies. */
 struct world {
-    struct cost_pool pools[2];
-    struct cost_node nodes[2];
-    struct cost_task tasks[3];
-    struct cost_attempt attempts[4];
-    struct cost_result *r;
+    struct fx *f;
     struct buf out;
 };
 
-static struct cost_attempt attempt(int32_t task, int32_t node, int64_t sched, int64_t start,
-                                   int64_t fin, enum cost_phase ph) {
-    return (struct cost_attempt){.uid = "a",
-                                 .task = task,
-                                 .node = node,
-                                 .gpu_request = 1,
-                                 .scheduled_at = T0 + sched,
-                                 .started_at = T0 + start,
-                                 .finished_at = fin ? T0 + fin : 0,
-                                 .phase = ph,
-                                 .work_seconds = -1,
-                                 .restore_seconds = -1,
-                                 .checkpoint_seconds = -1};
-}
-
-/* The size list: gpu-x, 1 GPU, $3.60/h since forever (the counterfactual's
- * On-Demand price history). */
-static const struct cost_price PRICES[1] = {{"gpu-x", 0, 3600000, 1}};
-
-/* The worked example of docs/cost-model.md (see test_cost.c for the arithmetic). */
 static int setup(void **state) {
     struct world *w = calloc(1, sizeof *w);
     assert_non_null(w);
-    w->pools[0] = (struct cost_pool){.id = "pool-spot",
-                                     .name = "gpu-spot",
-                                     .size = "gpu-x-spot",
-                                     .capacity = COST_CAP_SPOT,
-                                     .price_hourly = 1800000,
-                                     .deleted_at = T0 + 7230};
-    w->pools[1] = (struct cost_pool){.id = "pool-fb",
-                                     .name = "gpu-fallback",
-                                     .size = "gpu-x",
-                                     .capacity = COST_CAP_ON_DEMAND,
-                                     .price_hourly = 3600000};
-    w->nodes[0] = (struct cost_node){.name = "S",
-                                     .pool = 0,
-                                     .price_hourly = 1800000,
-                                     .ready_at = T0,
-                                     .k8s_deleted_at = T0 + 7200,
-                                     .gpu_allocatable = 1};
-    w->nodes[1] = (struct cost_node){.name = "F",
-                                     .pool = 1,
-                                     .price_hourly = 3600000,
-                                     .ready_at = T0,
-                                     .k8s_deleted_at = T0 + 10800,
-                                     .gpu_allocatable = 1};
-    const char *uids[3] = {"J1", "J2", "J3"};
-    int64_t done[3] = {3660, 9000, 3660};
-    for (int i = 0; i < 3; i++)
-        w->tasks[i] = (struct cost_task){.uid = uids[i],
-                                         .ns = "batch",
-                                         .config = COST_FALLBACK,
-                                         .outcome = COST_TASK_SUCCEEDED,
-                                         .completed_at = T0 + done[i]};
-    w->attempts[0] = attempt(0, 0, 0, 60, 3660, COST_PHASE_SUCCEEDED);
-    w->attempts[1] = attempt(1, 0, 3700, 3760, 0, COST_PHASE_FAILED);
-    w->attempts[1].deleted_at = T0 + 7200;
-    w->attempts[2] = attempt(1, 1, 7260, 7320, 9000, COST_PHASE_SUCCEEDED);
-    w->attempts[2].restore_seconds = 120;
-    w->attempts[3] = attempt(2, 1, 60, 60, 3660, COST_PHASE_SUCCEEDED);
-    struct cost_input in = {w->pools, 2, w->nodes, 2, w->tasks, 3, w->attempts, 4, PRICES, 1};
-    struct cost_query q = {.from = T0, .to = T0 + 86400, .now = T0 + 86400};
-    assert_int_equal(cost_compute(&in, &q, &w->r), ERR_OK);
+    fx_setup((void **)&w->f);
+    worked_example(w->f);
+    assert_int_equal(run(w->f), ERR_OK);
     buf_init(&w->out, 0);
     *state = w;
     return 0;
@@ -94,7 +35,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
     struct world *w = *state;
-    cost_result_free(w->r);
+    fx_teardown((void **)&w->f);
     buf_release(&w->out);
     free(w);
     return 0;
@@ -126,7 +67,7 @@ static int64_t integer(json_object *o, const char *key) {
 
 static void test_summary_worked_example(void **state) {
     struct world *w = *state;
-    assert_int_equal(report_summary_json(w->r, &w->out), ERR_OK);
+    assert_int_equal(report_summary_json(w->f->r, &w->out), ERR_OK);
     const char *text = buf_str(&w->out);
     /* money literals exactly as printed from micro-dollars */
     assert_non_null(strstr(text, "\"cost_per_successful_task\":4.8,"));
@@ -185,7 +126,7 @@ static void test_summary_worked_example(void **state) {
 
 static void test_nodes_reclaims_pools(void **state) {
     struct world *w = *state;
-    assert_int_equal(report_nodes_json(w->r, &w->out), ERR_OK);
+    assert_int_equal(report_nodes_json(w->f->r, &w->out), ERR_OK);
     assert_string_equal(
         buf_str(&w->out),
         /* nodes in name order */
@@ -196,7 +137,7 @@ static void test_nodes_reclaims_pools(void **state) {
         "\"billable_start\":\"2026-03-02T00:00:00Z\",\"deleted_at\":\"2026-03-02T02:00:00Z\","
         "\"billable_seconds\":7200,\"cost\":3.6,\"allocated_cost\":3.58,\"idle_cost\":0.02}]");
     buf_reset(&w->out);
-    assert_int_equal(report_reclaims_json(w->r, &w->out), ERR_OK);
+    assert_int_equal(report_reclaims_json(w->f->r, &w->out), ERR_OK);
     json_object *rec = parse(&w->out);
     assert_int_equal(json_object_array_length(rec), 1);
     json_object *r0 = json_object_array_get_idx(rec, 0);
@@ -205,7 +146,7 @@ static void test_nodes_reclaims_pools(void **state) {
     assert_string_equal(str(r0, "first_resumed_at"), "2026-03-02T02:02:00Z");
     json_object_put(rec);
     buf_reset(&w->out);
-    assert_int_equal(report_pools_json(w->r, &w->out), ERR_OK);
+    assert_int_equal(report_pools_json(w->f->r, &w->out), ERR_OK);
     json_object *pools = parse(&w->out);
     assert_int_equal(json_object_array_length(pools), 2);  /* unknown pool unused: left out */
     json_object *p0 = json_object_array_get_idx(pools, 1); /* id order: pool-fb, pool-spot */
@@ -220,7 +161,7 @@ static void test_too_big(void **state) {
     struct buf small;
     buf_init(&small, 64);
     assert_int_equal(buf_puts(&small, "prefix"), ERR_OK);
-    assert_int_equal(report_summary_json(w->r, &small), ERR_TOOBIG);
+    assert_int_equal(report_summary_json(w->f->r, &small), ERR_TOOBIG);
     assert_string_equal(buf_str(&small), "prefix");
     assert_int_equal(report_nodes_json(NULL, &small), ERR_INVAL);
     buf_release(&small);
@@ -229,18 +170,14 @@ static void test_too_big(void **state) {
 /* Filtered to on-demand only: no counterfactual entry, one configuration. */
 static void test_filtered(void **state) {
     struct world *w = *state;
-    struct cost_input in = {w->pools, 2, w->nodes, 2, w->tasks, 3, w->attempts, 4, PRICES, 1};
-    struct cost_query q = {
-        .from = T0, .to = T0 + 86400, .now = T0 + 86400, .configs = 1u << COST_ON_DEMAND};
-    struct cost_result *r = NULL;
-    assert_int_equal(cost_compute(&in, &q, &r), ERR_OK);
-    assert_int_equal(report_summary_json(r, &w->out), ERR_OK);
+    w->f->q.configs = 1u << COST_ON_DEMAND;
+    assert_int_equal(run(w->f), ERR_OK);
+    assert_int_equal(report_summary_json(w->f->r, &w->out), ERR_OK);
     json_object *root = parse(&w->out);
     json_object *cfgs = get(root, "configurations");
     assert_int_equal(json_object_array_length(cfgs), 1);
     assert_non_null(strstr(buf_str(&w->out), "\"excluded_cost\":14.4,"));
     json_object_put(root);
-    cost_result_free(r);
 }
 
 /* The same world with pools and nodes listed in the other order serializes
@@ -248,21 +185,22 @@ static void test_filtered(void **state) {
  * spotledger's summary must equal spotsim's truth). */
 static void test_order_independent(void **state) {
     struct world *w = *state;
+    const struct fx *f = w->f;
     struct buf b1, b2;
     buf_init(&b1, 0);
     buf_init(&b2, 0);
-    assert_int_equal(report_summary_json(w->r, &b1), ERR_OK);
-    assert_int_equal(report_nodes_json(w->r, &b1), ERR_OK);
-    assert_int_equal(report_pools_json(w->r, &b1), ERR_OK);
-    struct cost_pool pools[2] = {w->pools[1], w->pools[0]};
-    struct cost_node nodes[2] = {w->nodes[1], w->nodes[0]};
+    assert_int_equal(report_summary_json(w->f->r, &b1), ERR_OK);
+    assert_int_equal(report_nodes_json(w->f->r, &b1), ERR_OK);
+    assert_int_equal(report_pools_json(w->f->r, &b1), ERR_OK);
+    struct cost_pool pools[2] = {f->pools[1], f->pools[0]};
+    struct cost_node nodes[2] = {f->nodes[1], f->nodes[0]};
     nodes[0].pool = 0; /* F on pool-fb, now first */
     nodes[1].pool = 1; /* S on pool-spot */
     struct cost_attempt attempts[4];
-    memcpy(attempts, w->attempts, sizeof attempts);
+    memcpy(attempts, f->attempts, sizeof attempts);
     for (int i = 0; i < 4; i++)
         attempts[i].node = 1 - attempts[i].node;
-    struct cost_input in = {pools, 2, nodes, 2, w->tasks, 3, attempts, 4, PRICES, 1};
+    struct cost_input in = {pools, 2, nodes, 2, f->tasks, 3, attempts, 4, f->prices, f->nprices};
     struct cost_query q = {.from = T0, .to = T0 + 86400, .now = T0 + 86400};
     struct cost_result *r2 = NULL;
     assert_int_equal(cost_compute(&in, &q, &r2), ERR_OK);
