@@ -1,7 +1,8 @@
 /* sim_parse_fx — the fixture of test_sim_parse_do.c and test_sim_parse_k8s.c
- * (header only; include after cmocka.h): the simulator's server in-process on
- * 127.0.0.1 port 0 with a frozen clock, a scenario loaded and its world built,
- * and GETs with libcurl that carry a timeout and stay on the loopback server.
+ * (header only; include after cmocka.h): the simulator's server in-process
+ * (sim_fx.h) on 127.0.0.1 port 0 with a frozen clock, a scenario loaded and its
+ * world built, and GETs with libcurl that carry a timeout and stay on the
+ * loopback server.
  *   - setup_small: tests/fixtures/sim/small.json at start + 2 h 15 min (the
  *     gpu-spot pool was reclaimed at start + 2 h and is gone, the fallback pool
  *     has scaled up);
@@ -23,6 +24,8 @@
 #include "sim/sim_server.h"
 #include "sim/sim_world.h"
 
+#include "sim_fx.h"
+
 #define SMALL "tests/fixtures/sim/small.json"
 #define WEEK_CLOSE "tests/fixtures/sim/week_close.json"
 #define TOKEN "parse-token"
@@ -30,98 +33,24 @@
 #define RECLAIM_AFTER 7200
 #define NOW_AFTER (RECLAIM_AFTER + 15 * 60) /* small.json: 15 min after the reclaim */
 
-struct fx {
-    struct sim_scenario *sc;
-    struct sim_world *w;
-    struct sim_clock clock;
-    struct sim_server *srv;
-    char base[64];
-    int64_t S;    /* scenario start */
-    int64_t now;  /* the frozen time */
-    int64_t asof; /* the world's seq at now (resourceVersion) */
-};
-
-struct reply {
-    long status;
-    struct buf body;
-    CURLcode cc;
-};
-
-static inline size_t on_body(char *p, size_t size, size_t n, void *ud) {
-    struct reply *r = ud;
-    if (buf_append(&r->body, p, size * n) != ERR_OK)
-        return 0;
-    return size * n;
-}
-
-/* GET url (absolute, must be on our loopback server) with a timeout. */
-static inline void get_url(struct fx *f, const char *url, const char *token, struct reply *r) {
-    memset(r, 0, sizeof *r);
-    buf_init(&r->body, 64 * 1024 * 1024);
-    assert_memory_equal(url, f->base, strlen(f->base)); /* loopback only */
-    CURL *c = curl_easy_init();
-    assert_non_null(c);
-    struct curl_slist *h = NULL;
-    char auth[128];
-    if (token) {
-        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
-        h = curl_slist_append(h, auth);
-    }
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 10000L);
-    r->cc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
-}
-
-static inline void get(struct fx *f, const char *path, const char *token, struct reply *r) {
-    char url[4096];
-    int n = snprintf(url, sizeof url, "%s%s", f->base, path);
-    assert_true(n > 0 && (size_t)n < sizeof url);
-    get_url(f, url, token, r);
-}
+#define GET_MS 10000 /* each GET's timeout */
 
 /* GET with the token, asserting the transfer and the status. */
 static inline void get_ok(struct fx *f, const char *path, long want, struct reply *r) {
-    get(f, path, TOKEN, r);
+    fx_get(f, path, TOKEN, GET_MS, r);
     assert_int_equal(r->cc, CURLE_OK);
     if (r->status != want)
         fail_msg("GET %s: status %ld, want %ld: %.300s", path, r->status, want, buf_str(&r->body));
 }
 
 static inline int fx_start(struct fx *f, const char *scenario, int64_t after) {
-    memset(f, 0, sizeof *f);
-    char err[256];
-    if (sim_scenario_load(scenario, &f->sc, err, sizeof err) != ERR_OK) {
-        fprintf(stderr, "test_sim_parse: %s: %s\n", scenario, err);
+    if (fx_load(f, scenario, 0) != 0)
         return -1;
-    }
-    f->S = f->sc->start;
-    f->w = sim_world_build(f->sc, 1, f->sc->start + f->sc->duration);
-    sim_clock_init(&f->clock, f->S, f->w->horizon, 0);
     f->now = after < 0 ? f->w->horizon : f->S + after;
     sim_clock_set(&f->clock, f->now);
     f->asof = sim_world_seq_at(f->w, f->now);
-    struct sim_server_options so = {
-        .world = f->w,
-        .clock = &f->clock,
-        .host = "127.0.0.1",
-        .do_token = TOKEN,
-        .kube_token = TOKEN,
-        .retention = 5400, /* the watch below starts before the reclaim, start + 60 s is older */
-        .bookmark_ms = 200,
-    };
-    if (sim_server_start(&so, &f->srv) != ERR_OK)
-        return -1;
-    snprintf(f->base, sizeof f->base, "http://127.0.0.1:%u", (unsigned)sim_server_port(f->srv));
-    return 0;
+    /* the watch below starts before the reclaim, start + 60 s is older */
+    return fx_serve(f, TOKEN, 5400, false);
 }
 
 static inline int setup_small(void **state) {
@@ -137,15 +66,6 @@ static inline int setup_week_close(void **state) {
     if (!f || fx_start(f, WEEK_CLOSE, -1) != 0)
         return -1;
     *state = f;
-    return 0;
-}
-
-static inline int teardown(void **state) {
-    struct fx *f = *state;
-    sim_server_stop(f->srv);
-    sim_world_free(f->w);
-    sim_scenario_free(f->sc);
-    free(f);
     return 0;
 }
 

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/buf.h"
 #include "base/money.h"
@@ -28,90 +27,13 @@
 #include "sim/sim_world.h"
 #include "base/timeutil.h"
 
+#include "sim_fx.h"
+
 #define SMALL "tests/fixtures/sim/small.json"
-
-struct fx {
-    struct sim_scenario *sc;
-    struct sim_world *w;
-    struct sim_clock clock;
-    struct sim_faults faults;
-    struct sim_server *srv;
-    char base[64];
-    int64_t S; /* scenario start */
-};
-
-struct reply {
-    long status;
-    struct buf body;
-    char date[64];
-    char retry_after[32];
-    char ratelimit_remaining[32];
-    CURLcode cc;
-};
-
-static size_t on_body(char *p, size_t size, size_t n, void *ud) {
-    struct reply *r = ud;
-    buf_append(&r->body, p, size * n);
-    return size * n;
-}
-
-static void header_value(const char *line, size_t len, const char *name, char *out, size_t max) {
-    size_t nl = strlen(name);
-    if (len <= nl + 1 || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
-        return;
-    const char *v = line + nl + 1;
-    size_t vl = len - nl - 1;
-    while (vl && (*v == ' '))
-        v++, vl--;
-    while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n'))
-        vl--;
-    if (vl >= max)
-        vl = max - 1;
-    memcpy(out, v, vl);
-    out[vl] = '\0';
-}
-
-static size_t on_header(char *p, size_t size, size_t n, void *ud) {
-    struct reply *r = ud;
-    header_value(p, size * n, "Date", r->date, sizeof r->date);
-    header_value(p, size * n, "retry-after", r->retry_after, sizeof r->retry_after);
-    header_value(p, size * n, "ratelimit-remaining", r->ratelimit_remaining,
-                 sizeof r->ratelimit_remaining);
-    return size * n;
-}
-
-static void get(struct fx *f, const char *path, const char *token, long timeout_ms,
-                struct reply *r) {
-    memset(r, 0, sizeof *r);
-    buf_init(&r->body, 64 * 1024 * 1024);
-    char url[4096];
-    snprintf(url, sizeof url, "%s%s", f->base, path);
-    CURL *c = curl_easy_init();
-    assert_non_null(c);
-    struct curl_slist *h = NULL;
-    char auth[128];
-    if (token) {
-        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
-        h = curl_slist_append(h, auth);
-    }
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-    r->cc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
-}
 
 static json_object *get_json(struct fx *f, const char *path, long want_status) {
     struct reply r;
-    get(f, path, "good", 10000, &r);
+    fx_get(f, path, "good", 10000, &r);
     assert_int_equal(r.cc, CURLE_OK);
     if (r.status != want_status)
         fail_msg("GET %s: status %ld, want %ld: %.300s", path, r.status, want_status,
@@ -135,28 +57,9 @@ static const char *str_at(json_object *o, const char *key) {
 }
 
 static int fx_start(struct fx *f, bool faults) {
-    memset(f, 0, sizeof *f);
-    char err[256];
-    if (sim_scenario_load(SMALL, &f->sc, err, sizeof err) != ERR_OK)
+    if (fx_load(f, SMALL, 0) != 0)
         return -1;
-    f->S = f->sc->start;
-    f->w = sim_world_build(f->sc, 1, f->sc->start + f->sc->duration);
-    sim_clock_init(&f->clock, f->S, f->w->horizon, 0);
-    sim_faults_init(&f->faults, 99);
-    struct sim_server_options so = {
-        .world = f->w,
-        .clock = &f->clock,
-        .faults = faults ? &f->faults : NULL,
-        .host = "127.0.0.1",
-        .do_token = "good",
-        .kube_token = "good",
-        .retention = 600,
-        .bookmark_ms = 200,
-    };
-    if (sim_server_start(&so, &f->srv) != ERR_OK)
-        return -1;
-    snprintf(f->base, sizeof f->base, "http://127.0.0.1:%u", (unsigned)sim_server_port(f->srv));
-    return 0;
+    return fx_serve(f, "good", 600, faults);
 }
 
 static int setup(void **state) {
@@ -175,33 +78,23 @@ static int setup_faults(void **state) {
     return 0;
 }
 
-static int teardown(void **state) {
-    struct fx *f = *state;
-    sim_server_stop(f->srv);
-    sim_faults_release(&f->faults);
-    sim_world_free(f->w);
-    sim_scenario_free(f->sc);
-    free(f);
-    return 0;
-}
-
 /* --- DigitalOcean --- */
 
 static void test_do_auth_date_pagination(void **state) {
     struct fx *f = *state;
     sim_clock_set(&f->clock, f->S + 3600);
     struct reply r;
-    get(f, "/v2/sizes", NULL, 5000, &r);
+    fx_get(f, "/v2/sizes", NULL, 5000, &r);
     assert_int_equal(r.status, 401);
     json_object *e = json_tokener_parse(buf_str(&r.body));
     assert_string_equal(str_at(e, "id"), "unauthorized");
     assert_string_equal(str_at(e, "message"), "Unable to authenticate you.");
     json_object_put(e);
     buf_release(&r.body);
-    get(f, "/v2/sizes", "wrong", 5000, &r);
+    fx_get(f, "/v2/sizes", "wrong", 5000, &r);
     assert_int_equal(r.status, 401);
     buf_release(&r.body);
-    get(f, "/v2/sizes?per_page=1", "good", 5000, &r);
+    fx_get(f, "/v2/sizes?per_page=1", "good", 5000, &r);
     assert_int_equal(r.status, 200);
     assert_string_equal(r.date, "Mon, 09 Nov 2026 01:00:00 GMT"); /* simulated time */
     assert_true(r.ratelimit_remaining[0] != '\0');
@@ -527,7 +420,7 @@ static void test_watch(void **state) {
              "/api/v1/pods?watch=1&resourceVersion=%lld&allowWatchBookmarks=true&timeoutSeconds=1",
              (long long)from);
     struct reply rep;
-    get(f, path, "good", 5000, &rep);
+    fx_get(f, path, "good", 5000, &rep);
     assert_int_equal(rep.cc, CURLE_OK);
     assert_int_equal(rep.status, 200);
     struct lines l;
@@ -563,7 +456,7 @@ static void test_watch(void **state) {
     /* a resourceVersion older than the 600 s retention: one ERROR 410 event */
     snprintf(path, sizeof path, "/api/v1/pods?watch=true&resourceVersion=%lld&timeoutSeconds=1",
              (long long)sim_world_seq_at(f->w, f->S + 60));
-    get(f, path, "good", 5000, &rep);
+    fx_get(f, path, "good", 5000, &rep);
     assert_int_equal(rep.status, 200);
     json_object *ev = json_tokener_parse(buf_str(&rep.body));
     buf_release(&rep.body);
@@ -573,7 +466,7 @@ static void test_watch(void **state) {
     json_object_put(ev);
 
     /* resourceVersion 0: the current objects as ADDED first */
-    get(f, "/api/v1/nodes?watch=1&resourceVersion=0&timeoutSeconds=1", "good", 5000, &rep);
+    fx_get(f, "/api/v1/nodes?watch=1&resourceVersion=0&timeoutSeconds=1", "good", 5000, &rep);
     split_lines(buf_detach(&rep.body, NULL), &l);
     int nodes = count_items(f, "/api/v1/nodes");
     assert_int_equal(l.n, nodes);
@@ -596,7 +489,7 @@ static void test_watch_spellings(void **state) {
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
         snprintf(path, sizeof path, "/api/v1/nodes?watch=%s&resourceVersion=0&timeoutSeconds=1",
                  yes[i]);
-        get(f, path, "good", 5000, &rep);
+        fx_get(f, path, "good", 5000, &rep);
         assert_int_equal(rep.status, 200);
         split_lines(buf_detach(&rep.body, NULL), &l);
         assert_int_equal(l.n, nodes);
@@ -676,7 +569,7 @@ static void test_discovery(void **state) {
     assert_int_equal(json_object_array_length(at(o, "resources")), 4);
     json_object_put(o);
     struct reply r;
-    get(f, "/api/v1/pods", NULL, 5000, &r);
+    fx_get(f, "/api/v1/pods", NULL, 5000, &r);
     assert_int_equal(r.status, 401);
     buf_release(&r.body);
 }
@@ -691,7 +584,7 @@ static void test_faults(void **state) {
     int n429 = 0;
     for (int i = 0; i < 300; i++) {
         struct reply r;
-        get(f, "/v2/account", "good", 5000, &r);
+        fx_get(f, "/v2/account", "good", 5000, &r);
         if (r.status == 429) {
             n429++;
             assert_true(r.retry_after[0] != '\0');
@@ -706,7 +599,7 @@ static void test_faults(void **state) {
     f->faults.rule[SIM_FAULT_5XX].count = 3;
     for (int i = 0; i < 6; i++) {
         struct reply r;
-        get(f, "/api/v1/nodes", "good", 5000, &r);
+        fx_get(f, "/api/v1/nodes", "good", 5000, &r);
         if (i < 3)
             assert_true(r.status == 500 || r.status == 503);
         else
@@ -716,14 +609,14 @@ static void test_faults(void **state) {
     /* truncated bodies: the client sees a transfer error */
     f->faults.rule[SIM_FAULT_TRUNCATE].ppm = 1000000;
     struct reply r;
-    get(f, "/api/v1/pods", "good", 5000, &r);
+    fx_get(f, "/api/v1/pods", "good", 5000, &r);
     assert_int_not_equal(r.cc, CURLE_OK);
     buf_release(&r.body);
     f->faults.rule[SIM_FAULT_TRUNCATE].ppm = 0;
     /* slow: past the client's timeout */
     f->faults.rule[SIM_FAULT_SLOW].count = 1;
     f->faults.slow_ms = 1500;
-    get(f, "/v2/sizes", "good", 300, &r);
+    fx_get(f, "/v2/sizes", "good", 300, &r);
     assert_int_equal(r.cc, CURLE_OPERATION_TIMEDOUT);
     buf_release(&r.body);
     /* watch 410 and duplicates (from a resourceVersion inside the retention) */
@@ -732,11 +625,11 @@ static void test_faults(void **state) {
     char path[160];
     snprintf(path, sizeof path, "/api/v1/pods?watch=1&resourceVersion=%lld&timeoutSeconds=1",
              (long long)sim_world_seq_at(f->w, f->S + 1800));
-    get(f, path, "good", 5000, &r);
+    fx_get(f, path, "good", 5000, &r);
     assert_non_null(strstr(buf_str(&r.body), "\"code\":410"));
     buf_release(&r.body);
     f->faults.rule[SIM_FAULT_WATCH_DUP].ppm = 1000000;
-    get(f, path, "good", 5000, &r);
+    fx_get(f, path, "good", 5000, &r);
     struct lines l;
     split_lines(buf_detach(&r.body, NULL), &l);
     if (!(l.n >= 2 && l.n % 2 == 0))
@@ -749,17 +642,17 @@ static void test_faults(void **state) {
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_do_auth_date_pagination, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_do_reclaim, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_invoice_equals_truth, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_k8s_reclaim_visible, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_k8s_pagination, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_label_selector, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_watch, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_discovery, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_watch_spellings, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_field_selectors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_faults, setup_faults, teardown),
+        cmocka_unit_test_setup_teardown(test_do_auth_date_pagination, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_do_reclaim, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_invoice_equals_truth, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_k8s_reclaim_visible, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_k8s_pagination, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_label_selector, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_watch, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_discovery, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_watch_spellings, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_field_selectors, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_faults, setup_faults, fx_teardown),
     };
     int rc = cmocka_run_group_tests_name("sim_api", tests, NULL, NULL);
     curl_global_cleanup();

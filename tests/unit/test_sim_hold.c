@@ -19,73 +19,28 @@
 #include "sim/sim_server.h"
 #include "sim/sim_world.h"
 
+#include "sim_fx.h"
+
 #define SMALL "tests/fixtures/sim/small.json"
 #define SPEED 3600 /* simulated seconds per real second */
 
-struct fx {
-    struct sim_scenario *sc;
-    struct sim_world *w;
-    struct sim_clock clock;
-    struct sim_server *srv;
-    char base[64];
-};
-
-static size_t discard(char *p, size_t size, size_t n, void *u) {
-    (void)p;
-    (void)u;
-    return size * n;
-}
-
 /* GET path with the good token; the status. */
 static long get(struct fx *f, const char *path) {
-    char url[256];
-    snprintf(url, sizeof url, "%s%s", f->base, path);
-    CURL *c = curl_easy_init();
-    assert_non_null(c);
-    struct curl_slist *h = curl_slist_append(NULL, "Authorization: Bearer good");
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 5000L);
-    long status = 0;
-    assert_int_equal(curl_easy_perform(c), CURLE_OK);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    curl_slist_free_all(h);
-    curl_easy_cleanup(c);
-    return status;
+    struct reply r;
+    fx_get(f, path, "good", 5000, &r);
+    assert_int_equal(r.cc, CURLE_OK);
+    buf_release(&r.body);
+    return r.status;
 }
 
 static int setup(void **state) {
     struct fx *f = calloc(1, sizeof *f);
-    char err[256];
-    if (!f || sim_scenario_load(SMALL, &f->sc, err, sizeof err) != 0)
+    if (!f || fx_load(f, SMALL, SPEED) != 0)
         return -1;
-    f->w = sim_world_build(f->sc, 1, f->sc->start + f->sc->duration);
-    sim_clock_init(&f->clock, f->sc->start, f->w->horizon, SPEED);
     sim_clock_hold(&f->clock);
-    struct sim_server_options so = {
-        .world = f->w,
-        .clock = &f->clock,
-        .host = "127.0.0.1",
-        .do_token = "good",
-        .kube_token = "good",
-        .retention = 600,
-        .bookmark_ms = 200,
-    };
-    if (sim_server_start(&so, &f->srv) != 0)
+    if (fx_serve(f, "good", 600, false) != 0)
         return -1;
-    snprintf(f->base, sizeof f->base, "http://127.0.0.1:%u", (unsigned)sim_server_port(f->srv));
     *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    struct fx *f = *state;
-    sim_server_stop(f->srv);
-    sim_world_free(f->w);
-    sim_scenario_free(f->sc);
-    free(f);
     return 0;
 }
 
@@ -124,8 +79,8 @@ static void test_touch_starts_it_later(void **state) {
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pods_start_the_clock, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_touch_starts_it_later, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pods_start_the_clock, setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_touch_starts_it_later, setup, fx_teardown),
     };
     int rc = cmocka_run_group_tests_name("sim_hold", tests, NULL, NULL);
     curl_global_cleanup();

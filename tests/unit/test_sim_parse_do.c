@@ -66,7 +66,7 @@ static void test_sizes(void **state) {
     snprintf(url, sizeof url, "%s/v2/sizes?per_page=1", f->base);
     int pages = 0;
     for (;;) {
-        get_url(f, url, TOKEN, &r);
+        fx_get_url(f, url, TOKEN, GET_MS, &r);
         assert_int_equal(r.status, 200);
         struct do_sizes l = {0};
         assert_int_equal(do_api_parse_sizes(buf_str(&r.body), r.body.len, &l, why, sizeof why),
@@ -157,7 +157,7 @@ static void test_node_pools(void **state) {
         int pages = 0, pools = 0, nodes = 0;
         bool spot_seen = false;
         for (;;) {
-            get_url(f, url, TOKEN, &r);
+            fx_get_url(f, url, TOKEN, GET_MS, &r);
             assert_int_equal(r.status, 200);
             struct do_pools l = {0};
             enum err rc = do_api_parse_pools(buf_str(&r.body), r.body.len, &l, why, sizeof why);
@@ -219,7 +219,7 @@ static void test_do_errors(void **state) {
                                         "/v2/customers/my/invoices"};
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         for (int k = 0; k < 2; k++) { /* no token, a wrong token */
-            get(f, paths[i], k ? "wrong" : NULL, &r);
+            fx_get(f, paths[i], k ? "wrong" : NULL, GET_MS, &r);
             assert_int_equal(r.cc, CURLE_OK);
             assert_int_equal(r.status, 401);
             struct do_error e = {0};
@@ -268,7 +268,7 @@ static int64_t invoice_items_sum(struct fx *f, const char *uuid, int per, size_t
     *n = 0;
     *pages = 0;
     for (;;) {
-        get_url(f, url, TOKEN, &r);
+        fx_get_url(f, url, TOKEN, GET_MS, &r);
         assert_int_equal(r.status, 200);
         struct do_invoice_items l = {0};
         enum err rc = do_api_parse_invoice_items(buf_str(&r.body), r.body.len, &l, why, sizeof why);
@@ -407,12 +407,12 @@ static void test_billing_truth(void **state) {
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_sizes, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_cluster, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_node_pools, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_do_errors, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_billing_mid, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_billing_truth, setup_week_close, teardown),
+        cmocka_unit_test_setup_teardown(test_sizes, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_cluster, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_node_pools, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_do_errors, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_billing_mid, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_billing_truth, setup_week_close, fx_teardown),
     };
     int rc = cmocka_run_group_tests_name("sim_parse_do", tests, NULL, NULL);
     curl_global_cleanup();

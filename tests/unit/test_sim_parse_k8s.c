@@ -463,10 +463,10 @@ static void test_gone_410(void **state) {
 int main(void) {
     curl_global_init(CURL_GLOBAL_ALL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_k8s_lists, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_k8s_content, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_watch, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_gone_410, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_k8s_lists, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_k8s_content, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_watch, setup_small, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_gone_410, setup_small, fx_teardown),
     };
     int rc = cmocka_run_group_tests_name("sim_parse_k8s", tests, NULL, NULL);
     curl_global_cleanup();
