@@ -31,7 +31,7 @@
 #include "query/report.h"
 #include "store/store.h"
 #include "store/store_internal.h"
-#include "tmpdb.h"
+#include "testdb.h"
 
 #define W0 INT64_C(1772409600) /* 2026-03-02T00:00:00Z */
 #define H 3600
@@ -42,18 +42,6 @@ static void exec_ok(struct store *s, const char *sql) {
     char *err = NULL;
     if (sqlite3_exec(store_db(s), sql, NULL, NULL, &err) != SQLITE_OK)
         fail_msg("%s: %s", sql, err);
-}
-
-/* A temporary database (path: a mkstemp template). */
-static struct store *db_open(char *path) {
-    struct store *s = NULL;
-    assert_int_equal(tmpdb_open(path, &s), 0);
-    return s;
-}
-
-static void db_close(struct store *s, const char *path) {
-    store_free(s);
-    tmpdb_unlink(path);
 }
 
 static void rows(struct store *s) {
@@ -93,10 +81,8 @@ static void check_day(const struct cost_result *r) {
 }
 
 static void test_day_alone_equals_day_in_week(void **state) {
-    (void)state;
-    log_set_level(LOG_OFF);
-    char path[] = "/tmp/spotledger-stab-XXXXXX";
-    struct store *s = db_open(path);
+    struct testdb_fx *f = *state;
+    struct store *s = f->s;
     rows(s);
     struct cost_query q = {.from = D, .to = D + DAY, .now = W0 + 8 * DAY};
     struct calc alone, week;
@@ -108,7 +94,6 @@ static void test_day_alone_equals_day_in_week(void **state) {
     check_day(week.res);
     calc_release(&alone);
     calc_release(&week);
-    db_close(s, path);
 }
 
 /* A closed week before and after a list-price change, and a day of it alone and
@@ -172,6 +157,14 @@ static void render(const struct cost_result *r, struct buf *b) {
     assert_int_equal(report_pools_json(r, b), ERR_OK);
 }
 
+/* Two renderings are the same bytes; both are released. */
+static void assert_same_bytes(struct buf *a, struct buf *b) {
+    assert_int_equal(a->len, b->len);
+    assert_memory_equal(a->data, b->data, a->len);
+    buf_release(a);
+    buf_release(b);
+}
+
 static void check_week(const struct cost_result *r) {
     assert_int_equal(r->nodes_total, 44640000);
     assert_int_equal(r->configs[COST_SPOT].cost, 44640000);
@@ -191,10 +184,8 @@ static void check_d3(const struct cost_result *r) {
 }
 
 static void test_closed_week_across_price_change(void **state) {
-    (void)state;
-    log_set_level(LOG_OFF);
-    char path[] = "/tmp/spotledger-stab-XXXXXX";
-    struct store *s = db_open(path);
+    struct testdb_fx *f = *state;
+    struct store *s = f->s;
     prices_rows(s);
     const int64_t now = W0 + 10 * DAY, d3 = W0 + 3 * DAY;
     struct cost_query wq = {.from = W0, .to = W0 + 7 * DAY, .now = now};
@@ -211,10 +202,7 @@ static void test_closed_week_across_price_change(void **state) {
     assert_int_equal(calc_recompute(&before, &dq), ERR_OK);
     check_d3(before.res);
     render(before.res, &b3);
-    assert_int_equal(b2.len, b3.len);
-    assert_memory_equal(b2.data, b3.data, b2.len);
-    buf_release(&b2);
-    buf_release(&b3);
+    assert_same_bytes(&b2, &b3);
     /* a list-price change observed after the week */
     char sql[256];
     snprintf(sql, sizeof sql,
@@ -225,20 +213,19 @@ static void test_closed_week_across_price_change(void **state) {
     assert_int_equal(calc_run(s, NULL, W0, W0 + 7 * DAY, &wq, &after), ERR_OK);
     check_week(after.res);
     render(after.res, &b2);
-    assert_int_equal(b1.len, b2.len);
-    assert_memory_equal(b1.data, b2.data, b1.len);
-    buf_release(&b1);
-    buf_release(&b2);
+    assert_same_bytes(&b1, &b2);
     calc_release(&before);
     calc_release(&after);
     calc_release(&day);
-    db_close(s, path);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_day_alone_equals_day_in_week),
-        cmocka_unit_test(test_closed_week_across_price_change),
+        cmocka_unit_test_setup_teardown(test_day_alone_equals_day_in_week, testdb_fx_setup,
+                                        testdb_fx_teardown),
+        cmocka_unit_test_setup_teardown(test_closed_week_across_price_change, testdb_fx_setup,
+                                        testdb_fx_teardown),
     };
+    log_set_level(LOG_OFF);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
