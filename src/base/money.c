@@ -5,6 +5,16 @@
 
 __extension__ typedef __int128 i128;
 
+/* The magnitude v with its sign into *out; ERR_TOOBIG outside int64. */
+static enum err signed_i64(i128 v, bool neg, int64_t *out) {
+    if (neg)
+        v = -v;
+    if (v > INT64_MAX || v < INT64_MIN)
+        return ERR_TOOBIG;
+    *out = (int64_t)v;
+    return ERR_OK;
+}
+
 enum err money_parse(const char *s, size_t len, enum money_flags flags, int64_t *out) {
     size_t i = 0;
     bool neg = false;
@@ -105,12 +115,7 @@ enum err money_parse(const char *s, size_t len, enum money_flags flags, int64_t 
         if (keep >= 0 && keep < (long)nd && digits[keep] >= '5')
             v += 1;
     }
-    if (neg)
-        v = -v;
-    if (v > INT64_MAX || v < INT64_MIN)
-        return ERR_TOOBIG;
-    *out = (int64_t)v;
-    return ERR_OK;
+    return signed_i64(v, neg, out);
 }
 
 static size_t format_digits(int64_t micro, char out[MONEY_FMT_MAX], bool trim) {
@@ -167,10 +172,5 @@ enum err money_muldiv(int64_t a, int64_t b, int64_t c, int64_t *out) {
     i128 q = ap / ac, r = ap % ac;
     if (r * 2 >= ac)
         q += 1;
-    if (neg)
-        q = -q;
-    if (q > INT64_MAX || q < INT64_MIN)
-        return ERR_TOOBIG;
-    *out = (int64_t)q;
-    return ERR_OK;
+    return signed_i64(q, neg, out);
 }

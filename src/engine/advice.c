@@ -210,6 +210,15 @@ void advice_emit(struct advice_ctx *c, const char *rule, enum advice_severity se
 
 /* --- run, sort, serialize ------------------------------------------------- */
 
+/* Frees the strings a finding owns (rule and why are static). */
+static void finding_release(struct advice_finding *f) {
+    free(f->object);
+    free(f->id);
+    free(f->title);
+    free(f->evidence);
+    free(f->fix);
+}
+
 static int cmp_finding(const void *a, const void *b) {
     const struct advice_finding *x = a, *y = b;
     if (x->severity != y->severity)
@@ -268,13 +277,8 @@ static void group_job_findings(struct advice_result *r) {
             char *title = advice_fmt("%s (and %zu more Jobs like it)", f->title, j - i - 1);
             char *evidence = advice_ev_end(&e);
             r->counts[f->severity] -= (int64_t)(j - i - 1);
-            for (size_t k = i + 1; k < j; k++) {
-                free(r->v[k].object);
-                free(r->v[k].id);
-                free(r->v[k].title);
-                free(r->v[k].evidence);
-                free(r->v[k].fix);
-            }
+            for (size_t k = i + 1; k < j; k++)
+                finding_release(&r->v[k]);
             free(f->object);
             free(f->id);
             free(f->title);
@@ -318,13 +322,8 @@ enum err advice_run(const struct advice_input *in, struct advice_result **out) {
 void advice_result_free(struct advice_result *r) {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n; i++) {
-        free(r->v[i].object);
-        free(r->v[i].id);
-        free(r->v[i].title);
-        free(r->v[i].evidence);
-        free(r->v[i].fix);
-    }
+    for (size_t i = 0; i < r->n; i++)
+        finding_release(&r->v[i]);
     free(r->v);
     free(r);
 }

@@ -543,18 +543,11 @@ static enum err compute_all(const struct cost_input *in, const struct cost_query
     if (rc != ERR_OK)
         goto out;
     cost_resolve_od_rates(&x);
-    rc = price_nodes(&x);
-    if (rc == ERR_OK)
-        rc = cost_counterfactual(&x);
-    if (rc != ERR_OK)
-        goto out;
-    rc = finish_configs(&x);
-    if (rc != ERR_OK)
-        goto out;
-    rc = cost_reclaim_finish(&x);
-    if (rc != ERR_OK)
-        goto out;
-    rc = cost_advice_build(&x);
+    /* the passes after the task pass, in order; the first error stops them */
+    static enum err (*const finish[])(struct cost_ctx *) = {
+        price_nodes, cost_counterfactual, finish_configs, cost_reclaim_finish, cost_advice_build};
+    for (size_t k = 0; k < sizeof finish / sizeof finish[0] && rc == ERR_OK; k++)
+        rc = finish[k](&x);
     if (rc != ERR_OK)
         goto out;
     r->pools[in->n_pools].od_price_hourly = 0;

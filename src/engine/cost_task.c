@@ -56,20 +56,24 @@ static int64_t spell_at(const struct cost_node *n, int64_t s, int64_t e) {
     return 0;
 }
 
+/* Orders attempts a and b by their keys ka and kb, then by creation order. */
+static int by_key_then_order(const struct held_rt *a, const struct held_rt *b, int64_t ka,
+                             int64_t kb) {
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
 static int cmp_fin(const void *pa, const void *pb) {
     const struct held_rt *a = *(const struct held_rt *const *)pa;
     const struct held_rt *b = *(const struct held_rt *const *)pb;
-    if (a->fin != b->fin)
-        return a->fin < b->fin ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
+    return by_key_then_order(a, b, a->fin, b->fin);
 }
 
 static int cmp_sched(const void *pa, const void *pb) {
     const struct held_rt *a = *(const struct held_rt *const *)pa;
     const struct held_rt *b = *(const struct held_rt *const *)pb;
-    if (a->s != b->s)
-        return a->s < b->s ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
+    return by_key_then_order(a, b, a->s, b->s);
 }
 
 /* The n-th largest (1-based) of v[0..k); 0 when k < n. Reorders v. */

@@ -60,6 +60,13 @@ static bool parse_clusters(const char *v, char *out, size_t cap) {
     return true;
 }
 
+bool api_no_params(struct request *req, struct response *resp) {
+    if (!req->nparams)
+        return true;
+    response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+    return false;
+}
+
 bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
                      const char *const *extra) {
     static const char *const common[] = {"window",     "from",      "to",      "configuration",

@@ -39,6 +39,10 @@ int64_t api_now(struct request *req);
 bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
                      const char *const *extra);
 
+/* A route that takes no parameter: on any, fills resp with 400 naming the first
+ * ("unknown parameter '<key>'") and returns false. */
+bool api_no_params(struct request *req, struct response *resp);
+
 /* cluster=a[,b...] alone into out as ",a,b," ("" when absent); on a bad list
  * fills resp with 400 naming cluster and returns false (docs/fleet.md). */
 bool api_clusters_parse(struct request *req, struct response *resp, char *out, size_t cap);

@@ -18,10 +18,8 @@
 #define EXPORTS_LIST_MAX 1000
 
 void api_exports(struct request *req, struct response *resp) {
-    if (req->nparams) {
-        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+    if (!api_no_params(req, resp))
         return;
-    }
     if (!req->db) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return;

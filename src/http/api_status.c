@@ -88,10 +88,8 @@ void api_status(struct request *req, struct response *resp) {
         response_error(resp, 503, "unavailable", "the database is not open");
         return;
     }
-    for (int i = 0; i < req->nparams; i++) {
-        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[i].key);
+    if (!api_no_params(req, resp))
         return;
-    }
     struct jsonw w;
     jsonw_init(&w, &resp->body);
     jsonw_obj(&w);
@@ -128,10 +126,8 @@ void api_status(struct request *req, struct response *resp) {
 }
 
 void api_poll_now(struct request *req, struct response *resp) {
-    if (req->nparams) {
-        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+    if (!api_no_params(req, resp))
         return;
-    }
     if (!req->app) {
         response_error(resp, 503, "unavailable", "no pollers");
         return;

@@ -18,10 +18,8 @@ static const char *const attempt_outcomes[] = {"running", "succeeded", "failed",
 
 void api_task(struct request *req, struct response *resp) {
     const char *uid = req->path + strlen("/api/v1/tasks/");
-    if (req->nparams) {
-        response_error(resp, 400, "bad_parameter", "unknown parameter '%.64s'", req->params[0].key);
+    if (!api_no_params(req, resp))
         return;
-    }
     if (!api_task_uid_valid(uid)) {
         response_error(resp, 400, "bad_parameter", "uid: not a task uid");
         return;

@@ -71,6 +71,22 @@ struct list_params {
     char cuid[96];
 };
 
+/* Parameter key, when given, as its index in names[0..n) into *out; a value not in
+ * names fills resp with 400 "key: expected <expected>" and returns false. */
+static bool param_choice(struct request *req, struct response *resp, const char *key,
+                         const char *const *names, int n, const char *expected, int *out) {
+    const char *v = request_param(req, key);
+    if (!v)
+        return true;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, names[i])) {
+            *out = i;
+            return true;
+        }
+    response_error(resp, 400, "bad_parameter", "%s: expected %s", key, expected);
+    return false;
+}
+
 /* Parses the route's parameters into *p. On a bad value fills resp with 400
  * naming the parameter and returns false. */
 static bool parse_list_params(struct request *req, struct response *resp, struct api_query *q,
@@ -85,17 +101,9 @@ static bool parse_list_params(struct request *req, struct response *resp, struct
                                     .experiment = q->experiment,
                                     .ns = q->namespace_,
                                     .outcome = -1};
-    const char *o = request_param(req, "outcome");
-    if (o) {
-        for (int i = 0; i < 3; i++)
-            if (!strcmp(o, outcome_names[i]))
-                p->f.outcome = i;
-        if (p->f.outcome < 0) {
-            response_error(resp, 400, "bad_parameter",
-                           "outcome: expected succeeded, failed or running");
-            return false;
-        }
-    }
+    if (!param_choice(req, resp, "outcome", outcome_names, 3, "succeeded, failed or running",
+                      &p->f.outcome))
+        return false;
     /* basis=completion lists the tasks the completion basis sums: those that
      * succeeded in the window (docs/cost-model.md "Cost bases"); each task's
      * cost is its whole life on both bases */
@@ -121,29 +129,15 @@ static bool parse_list_params(struct request *req, struct response *resp, struct
             return false;
         }
     }
-    p->key = TASKVIEW_BY_COMPLETED;
-    const char *so = request_param(req, "sort");
-    if (so) {
-        if (!strcmp(so, "cost"))
-            p->key = TASKVIEW_BY_COST;
-        else if (!strcmp(so, "attempts"))
-            p->key = TASKVIEW_BY_ATTEMPTS;
-        else if (strcmp(so, "completed_at")) {
-            response_error(resp, 400, "bad_parameter",
-                           "sort: expected completed_at, cost or attempts");
-            return false;
-        }
-    }
-    p->desc = true;
-    const char *od = request_param(req, "order");
-    if (od) {
-        if (!strcmp(od, "asc"))
-            p->desc = false;
-        else if (strcmp(od, "desc")) {
-            response_error(resp, 400, "bad_parameter", "order: expected asc or desc");
-            return false;
-        }
-    }
+    static const char *const sorts[] = {"completed_at", "cost",
+                                        "attempts"}; /* by enum taskview_sort */
+    static const char *const orders[] = {"desc", "asc"};
+    int sort = TASKVIEW_BY_COMPLETED, order = 0;
+    if (!param_choice(req, resp, "sort", sorts, 3, "completed_at, cost or attempts", &sort) ||
+        !param_choice(req, resp, "order", orders, 2, "asc or desc", &order))
+        return false;
+    p->key = (enum taskview_sort)sort;
+    p->desc = order == 0;
     p->ckey = 0;
     p->cuid[0] = 0;
     p->cursor = request_param(req, "cursor");
