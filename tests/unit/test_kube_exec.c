@@ -18,37 +18,21 @@
 #include "base/log.h"
 #include "base/secret.h"
 #include "source/kube_exec.h"
-#include "tmpdir.h"
-
-struct fx {
-    char dir[64];
-    int64_t now;
-};
+#include "dirfx.h"
 
 static int64_t fake_now(void *ctx) {
-    return ((struct fx *)ctx)->now;
+    return ((struct dirfx *)ctx)->now;
 }
 
 static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/spotledger-ke-XXXXXX");
-    if (!mkdtemp(f->dir))
+    if (dirfx_setup(state, "/tmp/spotledger-ke-XXXXXX") != 0)
         return -1;
-    f->now = 1796000000; /* 2026-11-30T00:53:20Z */
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    struct fx *f = *state;
-    if (tmpdir_remove(f->dir) != 0)
-        return -1;
-    free(f);
+    ((struct dirfx *)*state)->now = 1796000000; /* 2026-11-30T00:53:20Z */
     return 0;
 }
 
 /* Writes an executable script `name` with body; returns its path (static). */
-static const char *script(struct fx *f, const char *name, const char *body) {
+static const char *script(struct dirfx *f, const char *name, const char *body) {
     static char path[160];
     snprintf(path, sizeof path, "%s/%s", f->dir, name);
     FILE *o = fopen(path, "w");
@@ -59,7 +43,7 @@ static const char *script(struct fx *f, const char *name, const char *body) {
     return path;
 }
 
-static struct kube_exec *make(struct fx *f, const char *cmd, const char *api, long timeout_ms) {
+static struct kube_exec *make(struct dirfx *f, const char *cmd, const char *api, long timeout_ms) {
     struct kube_exec_config c;
     memset(&c, 0, sizeof c);
     c.api_version = (char *)(api ? api : "client.authentication.k8s.io/v1beta1");
@@ -91,7 +75,7 @@ static const char COUNTING[] =
     "\"status\":{\"token\":\"tok-%s\",\"expirationTimestamp\":\"2026-12-01T00:00:00Z\"}}' $n\n";
 
 static void test_cached_until_expiry(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     struct kube_exec *ex = make(f, script(f, "plugin", COUNTING), NULL, 0);
     char *tok = NULL, err[256];
     bool cert = true;
@@ -116,7 +100,7 @@ static void test_cached_until_expiry(void **state) {
 }
 
 static void test_rejected_token_reruns(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     struct kube_exec *ex = make(f, script(f, "plugin", COUNTING), NULL, 0);
     char *tok = NULL, err[256];
     bool cert;
@@ -138,7 +122,7 @@ static void test_rejected_token_reruns(void **state) {
 }
 
 static void test_expired_token_from_plugin(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     /* the plugin hands out a token that is already expired: every get re-runs it */
     struct kube_exec *ex = make(f, script(f, "plugin", COUNTING), NULL, 0);
     char *tok = NULL, err[256];
@@ -156,7 +140,7 @@ static void test_expired_token_from_plugin(void **state) {
 }
 
 static void test_client_certificate(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     const char *p = script(f, "plugin",
                            "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
                            "\"kind\":\"ExecCredential\",\"status\":{\"clientCertificateData\":"
@@ -181,7 +165,7 @@ static void test_client_certificate(void **state) {
 }
 
 static void test_failures_are_clear(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     char *tok = NULL, err[256];
     bool cert;
     char missing[160];
@@ -227,11 +211,11 @@ static void test_failures_are_clear(void **state) {
 int main(void) {
     log_set_level(LOG_ERROR);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_cached_until_expiry, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rejected_token_reruns, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_expired_token_from_plugin, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_client_certificate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failures_are_clear, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cached_until_expiry, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_rejected_token_reruns, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_expired_token_from_plugin, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_client_certificate, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_failures_are_clear, setup, dirfx_teardown),
     };
     return cmocka_run_group_tests_name("kube_exec", tests, NULL, NULL);
 }

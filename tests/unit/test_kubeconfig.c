@@ -14,30 +14,13 @@
 #include "base/log.h"
 #include "source/kubeconfig.h"
 #include "source/yaml_json.h"
-#include "tmpdir.h"
-
-struct fx {
-    char dir[64];
-};
+#include "dirfx.h"
 
 static int setup(void **state) {
-    struct fx *f = calloc(1, sizeof *f);
-    snprintf(f->dir, sizeof f->dir, "/tmp/spotledger-kc-XXXXXX");
-    if (!mkdtemp(f->dir))
-        return -1;
-    *state = f;
-    return 0;
+    return dirfx_setup(state, "/tmp/spotledger-kc-XXXXXX");
 }
 
-static int teardown(void **state) {
-    struct fx *f = *state;
-    if (tmpdir_remove(f->dir) != 0)
-        return -1;
-    free(f);
-    return 0;
-}
-
-static const char *put(struct fx *f, const char *name, const char *text) {
+static const char *put(struct dirfx *f, const char *name, const char *text) {
     static char path[4][128];
     static int k;
     char *p = path[k++ % 4];
@@ -169,7 +152,7 @@ static const char KC_B[] = "apiVersion: v1\n"
                            "  context: {cluster: shared, user: filer}\n";
 
 static void test_merge_first_wins(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     char list[512];
     const char *a = put(f, "a.yaml", KC_A);
     char pa[128];
@@ -211,7 +194,7 @@ static void test_merge_first_wins(void **state) {
 }
 
 static void test_data_fields_and_insecure(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     const char *b = put(f, "b.yaml", KC_B);
     struct kubeconfig_auth au;
     char err[512];
@@ -227,7 +210,7 @@ static void test_data_fields_and_insecure(void **state) {
 }
 
 static void test_exec_block(void **state) {
-    struct fx *f = *state;
+    struct dirfx *f = *state;
     const char *kc =
         "apiVersion: v1\n"
         "clusters:\n"
@@ -273,44 +256,55 @@ static void test_exec_block(void **state) {
     assert_non_null(strstr(err, "v1alpha"));
 }
 
+/* a context whose cluster is not in the file, and no current-context */
+static const char KC_NO_CURRENT[] =
+    "apiVersion: v1\ncontexts: [{name: q, context: {cluster: c}}]\nclusters: []\n";
+
 static void test_errors_name_the_fix(void **state) {
-    struct fx *f = *state;
-    struct kubeconfig_auth au;
-    char err[512], list[256];
-    snprintf(list, sizeof list, "%s/nope.yaml", f->dir);
-    assert_int_equal(kubeconfig_load(list, NULL, &au, err, sizeof err), ERR_NOTFOUND);
-    assert_non_null(strstr(err, "kubeconfig save"));
-    const char *a = put(f, "a.yaml", KC_A);
-    assert_int_equal(kubeconfig_load(a, "nope", &au, err, sizeof err), ERR_NOTFOUND);
-    assert_non_null(strstr(err, "contexts: ctx-a"));
-    assert_non_null(strstr(err, "--kube-context"));
-    const char *nc = put(f, "nc.yaml",
-                         "apiVersion: v1\ncontexts: [{name: q, context: {cluster: "
-                         "c}}]\nclusters: []\n");
-    assert_int_equal(kubeconfig_load(nc, NULL, &au, err, sizeof err), ERR_NOTFOUND);
-    assert_non_null(strstr(err, "no current-context"));
-    assert_int_equal(kubeconfig_load(nc, "q", &au, err, sizeof err), ERR_NOTFOUND);
-    assert_non_null(strstr(err, "cluster 'c'"));
-    const char *ap = put(f, "ap.yaml",
-                         "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
-                         "users: [{name: u, user: {auth-provider: {name: gcp}}}]\n"
-                         "contexts: [{name: q, context: {cluster: c, user: u}}]\n");
-    assert_int_equal(kubeconfig_load(ap, "q", &au, err, sizeof err), ERR_INVAL);
-    assert_non_null(strstr(err, "auth-provider"));
-    const char *half = put(f, "half.yaml",
-                           "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
-                           "users: [{name: u, user: {client-certificate: c.pem}}]\n"
-                           "contexts: [{name: q, context: {cluster: c, user: u}}]\n");
-    assert_int_equal(kubeconfig_load(half, "q", &au, err, sizeof err), ERR_PARSE);
-    assert_non_null(strstr(err, "without its key"));
-    const char *b64 = put(f, "b64.yaml",
-                          "clusters: [{name: c, cluster: {server: 'https://h', "
-                          "certificate-authority-data: '%%%'}}]\n"
-                          "contexts: [{name: q, context: {cluster: c}}]\n");
-    assert_int_equal(kubeconfig_load(b64, "q", &au, err, sizeof err), ERR_PARSE);
-    assert_non_null(strstr(err, "certificate-authority-data"));
-    const char *list_root = put(f, "l.yaml", "- a\n- b\n");
-    assert_int_equal(kubeconfig_load(list_root, NULL, &au, err, sizeof err), ERR_PARSE);
+    struct dirfx *f = *state;
+    /* Each row: a file (not written when text is NULL), the context asked for (NULL:
+     * the current one), the error and what its message names (when not NULL). */
+    static const struct {
+        const char *name, *text, *context;
+        enum err rc;
+        const char *names, *names_too;
+    } rows[] = {
+        {"nope.yaml", NULL, NULL, ERR_NOTFOUND, "kubeconfig save", NULL},
+        {"a.yaml", KC_A, "nope", ERR_NOTFOUND, "contexts: ctx-a", "--kube-context"},
+        {"nc.yaml", KC_NO_CURRENT, NULL, ERR_NOTFOUND, "no current-context", NULL},
+        {"nc.yaml", KC_NO_CURRENT, "q", ERR_NOTFOUND, "cluster 'c'", NULL},
+        {"ap.yaml",
+         "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
+         "users: [{name: u, user: {auth-provider: {name: gcp}}}]\n"
+         "contexts: [{name: q, context: {cluster: c, user: u}}]\n",
+         "q", ERR_INVAL, "auth-provider", NULL},
+        {"half.yaml",
+         "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
+         "users: [{name: u, user: {client-certificate: c.pem}}]\n"
+         "contexts: [{name: q, context: {cluster: c, user: u}}]\n",
+         "q", ERR_PARSE, "without its key", NULL},
+        {"b64.yaml",
+         "clusters: [{name: c, cluster: {server: 'https://h', "
+         "certificate-authority-data: '%%%'}}]\n"
+         "contexts: [{name: q, context: {cluster: c}}]\n",
+         "q", ERR_PARSE, "certificate-authority-data", NULL},
+        {"l.yaml", "- a\n- b\n", NULL, ERR_PARSE, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        print_message("row %zu: %s, context %s\n", i, rows[i].name,
+                      rows[i].context ? rows[i].context : "(current)");
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s", f->dir, rows[i].name);
+        if (rows[i].text)
+            put(f, rows[i].name, rows[i].text);
+        struct kubeconfig_auth au;
+        char err[512];
+        assert_int_equal(kubeconfig_load(path, rows[i].context, &au, err, sizeof err), rows[i].rc);
+        if (rows[i].names)
+            assert_non_null(strstr(err, rows[i].names));
+        if (rows[i].names_too)
+            assert_non_null(strstr(err, rows[i].names_too));
+    }
 }
 
 int main(void) {
@@ -320,10 +314,10 @@ int main(void) {
         cmocka_unit_test(test_yaml_refusals),
         cmocka_unit_test(test_base64),
         cmocka_unit_test(test_doks_id),
-        cmocka_unit_test_setup_teardown(test_merge_first_wins, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_data_fields_and_insecure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_exec_block, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_errors_name_the_fix, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_merge_first_wins, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_data_fields_and_insecure, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_exec_block, setup, dirfx_teardown),
+        cmocka_unit_test_setup_teardown(test_errors_name_the_fix, setup, dirfx_teardown),
     };
     return cmocka_run_group_tests_name("kubeconfig", tests, NULL, NULL);
 }

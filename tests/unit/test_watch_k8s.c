@@ -57,8 +57,7 @@ struct fk_log {
 };
 
 struct fk {
-    struct MHD_Daemon *d;
-    char base[64];
+    struct fk_daemon srv;
     pthread_mutex_t mu;
     atomic_int stopping;
     char token[32];
@@ -129,22 +128,12 @@ static const char STATUS_401[] =
     "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":"
     "\"Unauthorized\",\"code\":401}";
 
-static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls) {
-    (void)method;
-    (void)version;
-    (void)upload;
-    (void)upload_size;
-    (void)con_cls;
+static enum MHD_Result fk_answer(void *cls, struct MHD_Connection *c, int res, bool is_watch) {
     struct fk *f = cls;
-    int res = res_of(url);
     const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-    const char *watch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
     const char *rv = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "resourceVersion");
     const char *cont = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "continue");
     const char *sel = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "labelSelector");
-    bool is_watch = watch && strcmp(watch, "1") == 0;
 
     pthread_mutex_lock(&f->mu);
     struct fk_log *lg = f->nlog < FK_MAX_LOG ? &f->log[f->nlog++] : NULL;
@@ -234,8 +223,7 @@ static struct fk *fk_start(void) {
     pthread_mutex_init(&f->mu, NULL);
     snprintf(f->token, sizeof f->token, "tok-A");
     f->idle_hold_ms = 100;
-    f->d = fk_listen(fk_handler, f, f->base, sizeof f->base);
-    if (!f->d) {
+    if (fk_listen(&f->srv, fk_answer, f) != 0) {
         free(f);
         return NULL;
     }
@@ -244,7 +232,7 @@ static struct fk *fk_start(void) {
 
 static void fk_stop(struct fk *f) {
     atomic_store(&f->stopping, 1);
-    MHD_stop_daemon(f->d);
+    fk_unlisten(&f->srv);
     for (int r = 0; r < R_N; r++) {
         for (int g = 0; g < f->nlists[r]; g++)
             for (int p = 0; p < f->lists[r][g].npages; p++)
@@ -432,7 +420,7 @@ static int teardown(void **state) {
 static struct watch_k8s *new_watcher(struct tfx *t, struct store *s) {
     struct watch_k8s_options o;
     memset(&o, 0, sizeof o);
-    o.api_url = t->f->base;
+    o.api_url = t->f->srv.base;
     o.token_file = t->tokfile;
     o.resync_seconds = 60;
     o.watch_timeout_seconds = 5;
@@ -444,20 +432,6 @@ static struct watch_k8s *new_watcher(struct tfx *t, struct store *s) {
     struct watch_k8s *w = NULL;
     assert_int_equal(watch_k8s_new(&o, s, &t->lock, &w), ERR_OK);
     return w;
-}
-
-static int64_t q_int(const char *db, const char *sql) {
-    sqlite3 *h = NULL;
-    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(h, 2000);
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-    int64_t v = -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
 }
 
 /* Number of logged requests for res (watch or list) whose query contains `needle`. */
@@ -512,16 +486,16 @@ static void test_sync_once(void **state) {
     assert_int_equal(st.lists, 5); /* jobs, pods (twice: the 410), nodes, events, pdbs */
     assert_int_equal(st.gone, 1);
     /* the PodDisruptionBudget list is stored (issue 19) */
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM pdbs WHERE name = 'train' AND "
-                                  "max_unavailable = 0 AND expected_pods = 1 AND "
-                                  "selector_json = '{\"app\":\"train\"}'"),
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM pdbs WHERE name = 'train' AND "
+                                      "max_unavailable = 0 AND expected_pods = 1 AND "
+                                      "selector_json = '{\"app\":\"train\"}'"),
                      1);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts"), 3);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM tasks"), 1);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM nodes WHERE pool_id = 'pool-1'"), 1);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE pool_id = 'pool-1'"), 3);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts"), 3);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM tasks"), 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM nodes WHERE pool_id = 'pool-1'"), 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE pool_id = 'pool-1'"), 3);
     assert_int_equal(
-        q_int(t->db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND status = 'ok'"),
+        fk_db_int(t->db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND status = 'ok'"),
         5); /* one complete list per resource */
     /* the pods list restarted without continue after the 410, and used the selector */
     assert_int_equal(logged(t->f, R_PODS, false, "cont= "), 2);
@@ -587,27 +561,28 @@ static void test_watch_stream_edges(void **state) {
     assert_int_equal(logged(f, R_PODS, true, "rv=13 "), 1);
     assert_int_equal(logged(f, R_PODS, false, "cont= "), 2);
     /* every attempt exactly once */
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts"), 6);
-    assert_int_equal(q_int(t->db, "SELECT count(DISTINCT uid) FROM attempts"), 6);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE task_uid = 'j1'"), 6);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM tasks"), 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts"), 6);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(DISTINCT uid) FROM attempts"), 6);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE task_uid = 'j1'"), 6);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM tasks"), 1);
     /* p2's removal is the DELETED event's source time: the Date of its watch
      * stream (this fake sends the real clock's), never its deletionTimestamp
      * (10:07, a request) -- decisions 5 and 6 of docs/cost-model.md */
-    int64_t removed = q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    int64_t removed = fk_db_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
     assert_true(removed >= started - 1 && removed <= (int64_t)time(NULL) + 1);
-    assert_int_equal(q_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
+    assert_int_equal(fk_db_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
                      1772445600 + 7 * 60);
-    assert_int_equal(q_int(t->db, "SELECT finished_at FROM attempts WHERE uid = 'p1'"),
+    assert_int_equal(fk_db_int(t->db, "SELECT finished_at FROM attempts WHERE uid = 'p1'"),
                      1772445600 + 9 * 60);
-    assert_int_equal(q_int(t->db, "SELECT started_at FROM attempts WHERE uid = 'p4'"),
+    assert_int_equal(fk_db_int(t->db, "SELECT started_at FROM attempts WHERE uid = 'p4'"),
                      1772445600 + 3 * 60);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"), 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"),
+                     1);
     char rv[16];
     snprintf(rv, sizeof rv, "%lld",
-             (long long)q_int(t->db,
-                              "SELECT CAST(resource_version AS INTEGER) FROM watch_state WHERE "
-                              "resource = 'pods'"));
+             (long long)fk_db_int(t->db,
+                                  "SELECT CAST(resource_version AS INTEGER) FROM watch_state WHERE "
+                                  "resource = 'pods'"));
     assert_string_equal(rv, "21");
 }
 
@@ -626,10 +601,11 @@ static void test_restart_same_db(void **state) {
 
     struct watch_k8s *w = new_watcher(t, t->s);
     assert_int_equal(watch_k8s_start(w), ERR_OK);
-    wait_for(q_int(t->db, "SELECT resource_version FROM watch_state WHERE resource = 'pods'") == 12,
+    wait_for(fk_db_int(t->db, "SELECT resource_version FROM watch_state WHERE resource = 'pods'") ==
+                 12,
              10000);
     watch_k8s_free(w);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts"), 2);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts"), 2);
 
     /* while the watcher is down: p2 is deleted, p3 created; the API server replays
      * both to a watch from 12, and a relist shows p1 and p3 only */
@@ -652,7 +628,7 @@ static void test_restart_same_db(void **state) {
     pthread_mutex_init(&lock2, NULL);
     struct watch_k8s_options o;
     memset(&o, 0, sizeof o);
-    o.api_url = f->base;
+    o.api_url = f->srv.base;
     o.token_file = t->tokfile;
     o.watch_timeout_seconds = 5;
     o.backoff_initial_ms = 20;
@@ -667,14 +643,15 @@ static void test_restart_same_db(void **state) {
 
     /* it replayed from the persisted 12 (not from its own list's 20) */
     assert_int_equal(logged(f, R_PODS, true, "rv=12 ") - before, 1);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts"), 3);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts"), 3);
     /* removed at the replaying stream's Date (the real clock here), not at its
      * deletionTimestamp 10:04 (a request, kept as delete_requested_at) */
-    int64_t removed = q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    int64_t removed = fk_db_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
     assert_true(removed >= restarted - 1 && removed <= (int64_t)time(NULL) + 1);
-    assert_int_equal(q_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
+    assert_int_equal(fk_db_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
                      1772445600 + 4 * 60);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"), 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"),
+                     1);
 }
 
 static void test_token_rotation(void **state) {
@@ -699,11 +676,11 @@ static void test_token_rotation(void **state) {
     line(&b, "ADDED", pod("p2", "Running", "11", 2, -1, NULL, true));
     fk_watch(f, R_PODS, 200, buf_str(&b), false, 0);
     buf_release(&b);
-    wait_for(q_int(t->db, "SELECT count(*) FROM attempts WHERE uid = 'p2'") == 1 &&
+    wait_for(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE uid = 'p2'") == 1 &&
                  logged_auth(f, "Bearer tok-B", 200) >= 4,
              10000);
     watch_k8s_free(w);
-    assert_int_equal(q_int(t->db, "SELECT count(*) FROM attempts WHERE uid = 'p2'"), 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE uid = 'p2'"), 1);
     assert_true(logged_auth(f, "Bearer tok-B", 200) >= 4);
     /* without a restart, and never a token the file no longer holds for long */
     assert_true(logged_auth(f, "Bearer tok-A", 401) <= 4);
@@ -733,12 +710,12 @@ static void test_event_time_is_stream_age(void **state) {
     int64_t before = (int64_t)time(NULL);
     struct watch_k8s *w = new_watcher(t, t->s);
     assert_int_equal(watch_k8s_start(w), ERR_OK);
-    wait_for(q_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL") == 1,
+    wait_for(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL") == 1,
              15000);
     int64_t after = (int64_t)time(NULL);
     watch_k8s_free(w);
-    int64_t added = q_int(t->db, "SELECT first_seen FROM attempts WHERE uid = 'p2'");
-    int64_t removed = q_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    int64_t added = fk_db_int(t->db, "SELECT first_seen FROM attempts WHERE uid = 'p2'");
+    int64_t removed = fk_db_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
     /* the stream's Date is within [before, before + 1]; the DELETED line came
      * 2.5 s later, so its time is at least Date + 2 (whole seconds) */
     assert_true(added >= before - 1 && added <= before + 2);

@@ -51,8 +51,7 @@ enum mode { M_CLOSE, M_GONE, M_DEAD, M_FROZEN };
 #define FROZEN_STOP_AFTER 50 /* the fake then fails the list, so old code ends too */
 
 struct fk {
-    struct MHD_Daemon *d;
-    char base[64];
+    struct fk_daemon srv;
     enum mode mode;
     pthread_mutex_t mu;
     int lists[R_N], watches[R_N];
@@ -69,18 +68,8 @@ static const char EMPTY_LIST[] =
     "{\"kind\":\"List\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"5\"},"
     "\"items\":[]}";
 
-static enum MHD_Result fk_handler(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls) {
-    (void)method;
-    (void)version;
-    (void)upload;
-    (void)upload_size;
-    (void)con_cls;
+static enum MHD_Result fk_answer(void *cls, struct MHD_Connection *c, int res, bool is_watch) {
     struct fk *f = cls;
-    int res = res_of(url);
-    const char *watch = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "watch");
-    bool is_watch = watch && strcmp(watch, "1") == 0;
     int status = 200;
     const char *body = EMPTY_LIST;
     pthread_mutex_lock(&f->mu);
@@ -114,8 +103,7 @@ static struct fk *fk_start(enum mode mode) {
     struct fk *f = calloc(1, sizeof *f);
     f->mode = mode;
     pthread_mutex_init(&f->mu, NULL);
-    f->d = fk_listen(fk_handler, f, f->base, sizeof f->base);
-    if (!f->d) {
+    if (fk_listen(&f->srv, fk_answer, f) != 0) {
         free(f);
         return NULL;
     }
@@ -123,7 +111,7 @@ static struct fk *fk_start(enum mode mode) {
 }
 
 static void fk_stop(struct fk *f) {
-    MHD_stop_daemon(f->d);
+    fk_unlisten(&f->srv);
     pthread_mutex_destroy(&f->mu);
     free(f);
 }
@@ -154,7 +142,7 @@ static void rig_start(struct rig *r, enum mode mode) {
     assert_non_null(r->f);
     struct watch_k8s_options o;
     memset(&o, 0, sizeof o); /* every budget option at its default */
-    o.api_url = r->f->base;
+    o.api_url = r->f->srv.base;
     assert_int_equal(watch_k8s_new(&o, r->s, &r->lock, &r->w), ERR_OK);
 }
 
@@ -164,20 +152,6 @@ static void rig_stop(struct rig *r) {
     store_free(r->s);
     pthread_mutex_destroy(&r->lock);
     tmpdb_unlink(r->db);
-}
-
-static int64_t q_int(const char *db, const char *sql) {
-    sqlite3 *h = NULL;
-    assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(h, 2000);
-    sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-    int64_t v = -1;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
 }
 
 static int64_t now_ms(void) {
@@ -275,25 +249,25 @@ static void test_frozen_continue_token(void **state) {
     assert_int_not_equal(rc, ERR_OK);
     /* the first page, then the page that repeated its token: two requests */
     assert_int_equal(count(r.f, r.f->lists, R_NODES), 2);
-    assert_int_equal(q_int(r.db, "SELECT count(*) FROM nodes"), 2);
-    assert_int_equal(q_int(r.db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND "
-                                 "error LIKE '%continue token repeated%'"),
+    assert_int_equal(fk_db_int(r.db, "SELECT count(*) FROM nodes"), 2);
+    assert_int_equal(fk_db_int(r.db, "SELECT count(*) FROM poll_runs WHERE source = 'k8s' AND "
+                                     "error LIKE '%continue token repeated%'"),
                      1);
-    int64_t pages = q_int(r.db, "PRAGMA page_count");
-    int64_t rows = q_int(r.db, "SELECT (SELECT count(*) FROM nodes) + "
-                               "(SELECT count(*) FROM node_conditions)");
+    int64_t pages = fk_db_int(r.db, "PRAGMA page_count");
+    int64_t rows = fk_db_int(r.db, "SELECT (SELECT count(*) FROM nodes) + "
+                                   "(SELECT count(*) FROM node_conditions)");
     /* a relist of the same objects replaces, never appends */
     watch_k8s_free(r.w);
     struct watch_k8s_options o;
     memset(&o, 0, sizeof o);
-    o.api_url = r.f->base;
+    o.api_url = r.f->srv.base;
     assert_int_equal(watch_k8s_new(&o, r.s, &r.lock, &r.w), ERR_OK);
     assert_int_not_equal(watch_k8s_sync_once(r.w), ERR_OK);
     assert_int_equal(count(r.f, r.f->lists, R_NODES), 4);
-    assert_int_equal(q_int(r.db, "SELECT (SELECT count(*) FROM nodes) + "
-                                 "(SELECT count(*) FROM node_conditions)"),
+    assert_int_equal(fk_db_int(r.db, "SELECT (SELECT count(*) FROM nodes) + "
+                                     "(SELECT count(*) FROM node_conditions)"),
                      rows);
-    assert_int_equal(q_int(r.db, "PRAGMA page_count"), pages);
+    assert_int_equal(fk_db_int(r.db, "PRAGMA page_count"), pages);
     rig_stop(&r);
 }
 
