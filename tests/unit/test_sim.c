@@ -79,6 +79,15 @@ static void test_scenario_good(void **state) {
     sim_scenario_free(sc);
 }
 
+/* A scenario that must parse; the parser's error in the failure. */
+static struct sim_scenario *parse_ok(const char *json) {
+    struct sim_scenario *sc = NULL;
+    char err[256] = "";
+    if (sim_scenario_parse(json, strlen(json), &sc, err, sizeof err) != ERR_OK)
+        fail_msg("scenario does not parse: %s", err);
+    return sc;
+}
+
 static void expect_bad(const char *json, const char *needle) {
     struct sim_scenario *sc = NULL;
     char err[256] = "";
@@ -141,9 +150,7 @@ static void test_scenario_bad(void **state) {
     /* the minimal valid file parses */
     const char *ok = "{\"start\":\"2026-11-09T00:00:00Z\",\"duration\":\"1d\"," BASE_SIZES
                      "," BASE_POOLS "," BASE_WL "}";
-    struct sim_scenario *sc = NULL;
-    char err[256];
-    assert_int_equal(sim_scenario_parse(ok, strlen(ok), &sc, err, sizeof err), ERR_OK);
+    struct sim_scenario *sc = parse_ok(ok);
     sim_scenario_free(sc);
 }
 
@@ -407,9 +414,7 @@ static void test_price_change(void **state) {
         "\"workloads\":[{\"name\":\"w\",\"configuration\":\"fallback\",\"count\":1,"
         "\"start_after\":\"3h\",\"pools\":[\"b\"],"
         "\"duration\":{\"dist\":\"fixed\",\"value\":\"30m\"}}]}";
-    struct sim_scenario *sc = NULL;
-    char err[256] = "";
-    assert_int_equal(sim_scenario_parse(json, strlen(json), &sc, err, sizeof err), ERR_OK);
+    struct sim_scenario *sc = parse_ok(json);
     const struct sim_size *g1 = &sc->sizes[0];
     assert_int_equal(g1->nchanges, 1);
     assert_int_equal(g1->changes[0].at, sc->start + 7200);
@@ -504,9 +509,7 @@ static void test_notready_spells(void **state) {
         "{\"name\":\"unseen\",\"configuration\":\"spot\",\"count\":1,\"start_after\":\"5m\","
         "\"duration\":{\"dist\":\"fixed\",\"value\":\"1h10m\"}}],"
         "\"reclaims\":[{\"pool\":\"b\",\"after\":\"2h\"}]}";
-    struct sim_scenario *sc = NULL;
-    char err[256] = "";
-    assert_int_equal(sim_scenario_parse(json, strlen(json), &sc, err, sizeof err), ERR_OK);
+    struct sim_scenario *sc = parse_ok(json);
     int64_t t0 = sc->start;
     assert_int_equal(sc->pools[0].nnotready, 2);
     assert_int_equal(sc->pools[2].notready[0].dur, 0);

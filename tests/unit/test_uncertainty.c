@@ -107,11 +107,16 @@ static void fx_free(struct fx *f) {
     free(f);
 }
 
-/* six Spot tasks of 1,000 s back to back on the Spot node (the case below) */
-static struct fx *six_spot_tasks(void) {
+/* n_spot Spot tasks (node 0) and n_od On-Demand tasks (node 1), each side's
+ * 1,000 s apart: the i-th Spot task, then the i-th On-Demand one. */
+static struct fx *fx_tasks(int n_spot, int n_od) {
     struct fx *f = fx_new();
-    for (int i = 0; i < 6; i++)
-        run(f, COST_SPOT, 0, 1000 * i);
+    for (int i = 0; i < n_spot || i < n_od; i++) {
+        if (i < n_spot)
+            run(f, COST_SPOT, 0, 1000 * i);
+        if (i < n_od)
+            run(f, COST_ON_DEMAND, 1, 1000 * i);
+    }
     return f;
 }
 
@@ -125,7 +130,7 @@ static struct fx *six_spot_tasks(void) {
  * resample (each task's own pair moves with it). Spot cheaper. */
 static void test_identical_spot_tasks(void **state) {
     (void)state;
-    struct fx *f = six_spot_tasks();
+    struct fx *f = fx_tasks(6, 0);
     struct unc_result u;
     compute(f, &u);
     assert_int_equal(f->r->configs[COST_SPOT].cost, 7000000); /* the hand figure above */
@@ -150,23 +155,13 @@ static void test_identical_spot_tasks(void **state) {
     fx_free(f);
 }
 
-/* Five Spot tasks (node 0) and five On-Demand tasks (node 1), 1,000 s apart. */
-static struct fx *fx_five_each(void) {
-    struct fx *f = fx_new();
-    for (int i = 0; i < 5; i++) {
-        run(f, COST_SPOT, 0, 1000 * i);
-        run(f, COST_ON_DEMAND, 1, 1000 * i);
-    }
-    return f;
-}
-
 /* Five Spot tasks (Spot node 5,000 s used of 7,000: cost $7.00, 1,400,000 µ$ a
  * task, every item exactly 1,400,000) against five On-Demand tasks (On-Demand
  * node: 5 × $2.00 allocated + 2,000 s idle $4.00 = $14.00, 2,800,000 µ$ a task):
  * the measured difference is −1,400,000 µ$ in every resample. */
 static void test_spot_vs_on_demand_measured(void **state) {
     (void)state;
-    struct fx *f = fx_five_each();
+    struct fx *f = fx_tasks(5, 5);
     struct unc_result u;
     compute(f, &u);
     assert_int_equal(u.per_task[COST_SPOT].point, 1400000);
@@ -186,7 +181,7 @@ static void test_spot_vs_on_demand_measured(void **state) {
  * On-Demand tasks are not selected and On-Demand has no interval. */
 static void test_filter_leaves_tasks_out(void **state) {
     (void)state;
-    struct fx *f = fx_five_each();
+    struct fx *f = fx_tasks(5, 5);
     f->q.configs = 1u << COST_SPOT;
     struct unc_result u;
     compute(f, &u);
@@ -238,7 +233,7 @@ static void test_verdict_text(void **state) {
 /* The JSON object of the summary, for the six identical Spot tasks above. */
 static void test_json(void **state) {
     (void)state;
-    struct fx *f = six_spot_tasks();
+    struct fx *f = fx_tasks(6, 0);
     struct unc_result u;
     compute(f, &u);
     struct buf b;
