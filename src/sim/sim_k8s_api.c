@@ -13,6 +13,7 @@
 
 #include "base/jsonw.h"
 #include "sim/sim_k8s_obj.h"
+#include "sim/sim_k8s_render.h"
 #include "sim/sim_k8s_table.h"
 #include "base/xalloc.h"
 
@@ -280,9 +281,7 @@ static void do_list(const struct sim_world *w, const struct request *req,
     jsonw_kstr(&j, "apiVersion", sim_kind_api_version(t->kind));
     jsonw_key(&j, "metadata");
     jsonw_obj(&j);
-    char rv[24];
-    snprintf(rv, sizeof rv, "%lld", (long long)asof);
-    jsonw_kstr(&j, "resourceVersion", rv);
+    sim_render_krv(&j, asof);
     if (last < n) {
         struct buf tok;
         buf_init(&tok, 8192);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/jsonw.h"
+#include "sim/sim_k8s_render.h"
 
 static void api_resource(struct jsonw *j, const char *name, const char *singular, const char *kind,
                          bool namespaced, const char *shortname) {
@@ -27,6 +28,14 @@ static void api_resource(struct jsonw *j, const char *name, const char *singular
         jsonw_str(j, shortname);
         jsonw_arr_end(j);
     }
+    jsonw_obj_end(j);
+}
+
+/* {"groupVersion": gv, "version": "v1"} (every group serves v1 only). */
+static void group_version(struct jsonw *j, const char *gv) {
+    jsonw_obj(j);
+    jsonw_kstr(j, "groupVersion", gv);
+    jsonw_kstr(j, "version", "v1");
     jsonw_obj_end(j);
 }
 
@@ -140,16 +149,10 @@ bool sim_k8s_discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], 
             jsonw_kstr(&j, "name", groups[g][0]);
             jsonw_key(&j, "versions");
             jsonw_arr(&j);
-            jsonw_obj(&j);
-            jsonw_kstr(&j, "groupVersion", groups[g][1]);
-            jsonw_kstr(&j, "version", "v1");
-            jsonw_obj_end(&j);
+            group_version(&j, groups[g][1]);
             jsonw_arr_end(&j);
             jsonw_key(&j, "preferredVersion");
-            jsonw_obj(&j);
-            jsonw_kstr(&j, "groupVersion", groups[g][1]);
-            jsonw_kstr(&j, "version", "v1");
-            jsonw_obj_end(&j);
+            group_version(&j, groups[g][1]);
             jsonw_obj_end(&j);
         }
         jsonw_arr_end(&j);
@@ -189,9 +192,7 @@ bool sim_k8s_discovery(const struct sim_world *w, char segs[K8S_MAX_SEGS][128], 
         jsonw_kstr(&j, "apiVersion", "v1");
         jsonw_key(&j, "metadata");
         jsonw_obj(&j);
-        char rv[24];
-        snprintf(rv, sizeof rv, "%lld", (long long)sim_world_seq_at(w, now));
-        jsonw_kstr(&j, "resourceVersion", rv);
+        sim_render_krv(&j, sim_world_seq_at(w, now));
         jsonw_obj_end(&j);
         jsonw_key(&j, "items");
         jsonw_arr(&j);

@@ -86,19 +86,32 @@ const char *sim_obj_namespace(const struct sim_world *w, enum sim_kind kind, int
     }
 }
 
-const char *sim_obj_name(const struct sim_world *w, enum sim_kind kind, int idx) {
+/* An object's name and uid ("" for PDBs and Events, which no Event names). */
+struct obj_ids {
+    const char *name, *uid;
+};
+
+static struct obj_ids obj_ids(const struct sim_world *w, enum sim_kind kind, int idx) {
     switch (kind) {
     case SIM_K_POD:
-        return w->pods[idx].name;
+        return (struct obj_ids){w->pods[idx].name, w->pods[idx].uid};
     case SIM_K_JOB:
-        return w->jobs[idx].name;
+        return (struct obj_ids){w->jobs[idx].name, w->jobs[idx].uid};
     case SIM_K_NODE:
-        return w->nodes[idx].name;
+        return (struct obj_ids){w->nodes[idx].name, w->nodes[idx].uid};
     case SIM_K_PDB:
-        return w->sc->workloads[idx].name;
+        return (struct obj_ids){w->sc->workloads[idx].name, ""};
     default:
-        return w->events[idx].name;
+        return (struct obj_ids){w->events[idx].name, ""};
     }
+}
+
+const char *sim_obj_name(const struct sim_world *w, enum sim_kind kind, int idx) {
+    return obj_ids(w, kind, idx).name;
+}
+
+const char *sim_obj_uid(const struct sim_world *w, enum sim_kind kind, int idx) {
+    return obj_ids(w, kind, idx).uid;
 }
 
 int64_t sim_obj_rv(const struct sim_world *w, enum sim_kind kind, int idx, int64_t asof) {
@@ -244,10 +257,7 @@ static void render_event(struct jsonw *j, const struct sim_world *w, int idx, in
     if (k != SIM_K_NODE)
         jsonw_kstr(j, "namespace", w->sc->namespace_);
     jsonw_kstr(j, "name", sim_obj_name(w, k, ev->obj));
-    jsonw_kstr(j, "uid",
-               k == SIM_K_POD   ? w->pods[ev->obj].uid
-               : k == SIM_K_JOB ? w->jobs[ev->obj].uid
-                                : w->nodes[ev->obj].uid);
+    jsonw_kstr(j, "uid", sim_obj_uid(w, k, ev->obj));
     jsonw_kstr(j, "apiVersion", sim_kind_api_version(k));
     jsonw_obj_end(j);
     jsonw_kstr(j, "reason", ev->reason);
@@ -271,23 +281,15 @@ static void render_event(struct jsonw *j, const struct sim_world *w, int idx, in
     jsonw_obj_end(j);
 }
 
+/* Writes object idx of one kind (sim_k8s_render.h, sim_k8s_pdb.h; Events above). */
+typedef void render_fn(struct jsonw *j, const struct sim_world *w, int idx, int64_t asof,
+                       bool with_kind);
+
 void sim_obj_render(struct jsonw *j, const struct sim_world *w, enum sim_kind kind, int idx,
                     int64_t asof, bool with_kind) {
-    switch (kind) {
-    case SIM_K_POD:
-        sim_render_pod(j, w, idx, asof, with_kind);
-        break;
-    case SIM_K_JOB:
-        sim_render_job(j, w, idx, asof, with_kind);
-        break;
-    case SIM_K_NODE:
-        sim_render_node(j, w, idx, asof, with_kind);
-        break;
-    case SIM_K_PDB:
-        sim_pdb_render(j, w, idx, asof, with_kind);
-        break;
-    default:
-        render_event(j, w, idx, asof, with_kind);
-        break;
-    }
+    static render_fn *const render[SIM_K_COUNT] = {
+        [SIM_K_POD] = sim_render_pod, [SIM_K_JOB] = sim_render_job, [SIM_K_NODE] = sim_render_node,
+        [SIM_K_EVENT] = render_event, [SIM_K_PDB] = sim_pdb_render,
+    };
+    render[(unsigned)kind < SIM_K_COUNT ? kind : SIM_K_EVENT](j, w, idx, asof, with_kind);
 }

@@ -27,6 +27,9 @@ bool sim_obj_exists(const struct sim_world *w, enum sim_kind kind, int idx, int6
 /* Its namespace ("" for nodes) and name (loans into the world). */
 const char *sim_obj_namespace(const struct sim_world *w, enum sim_kind kind, int idx);
 const char *sim_obj_name(const struct sim_world *w, enum sim_kind kind, int idx);
+/* The uid of a Pod, Job or Node ("" for the other kinds: what an Event's
+ * involvedObject.uid names). */
+const char *sim_obj_uid(const struct sim_world *w, enum sim_kind kind, int idx);
 /* Its labels (static over its life). */
 void sim_obj_labels(const struct sim_world *w, enum sim_kind kind, int idx, struct sim_labels *out);
 /* resourceVersion as of seq. */

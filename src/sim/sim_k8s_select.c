@@ -183,20 +183,6 @@ bool sim_selector_match(const struct sim_selector *sel, const struct sim_world *
     return true;
 }
 
-/* An object's uid (events' involvedObject.uid). */
-static const char *obj_uid(const struct sim_world *w, enum sim_kind kind, int idx) {
-    switch (kind) {
-    case SIM_K_POD:
-        return w->pods[idx].uid;
-    case SIM_K_JOB:
-        return w->jobs[idx].uid;
-    case SIM_K_NODE:
-        return w->nodes[idx].uid;
-    default:
-        return "";
-    }
-}
-
 /* The value of a supported field label of object idx, or NULL if the label is not
  * supported for that kind (as kube-apiserver's field label conversion). */
 static const char *field_value(const char *key, size_t klen, const struct sim_world *w,
@@ -221,7 +207,7 @@ static const char *field_value(const char *key, size_t klen, const struct sim_wo
         if (KEY("involvedObject.namespace"))
             return sim_obj_namespace(w, ev->obj_kind, ev->obj);
         if (KEY("involvedObject.uid"))
-            return obj_uid(w, ev->obj_kind, ev->obj);
+            return sim_obj_uid(w, ev->obj_kind, ev->obj);
         if (KEY("reason"))
             return ev->reason;
         if (KEY("type"))

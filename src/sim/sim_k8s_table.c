@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/timeutil.h"
 #include "sim/sim_k8s_obj.h"
+#include "sim/sim_k8s_render.h"
 
 bool sim_table_wanted(const char *accept) {
     return accept && strstr(accept, "as=Table") != NULL;
@@ -101,9 +102,7 @@ void sim_table_begin(struct jsonw *j, enum sim_kind kind, int64_t rv, const char
     jsonw_kstr(j, "apiVersion", "meta.k8s.io/v1");
     jsonw_key(j, "metadata");
     jsonw_obj(j);
-    char tmp[24];
-    snprintf(tmp, sizeof tmp, "%lld", (long long)rv);
-    jsonw_kstr(j, "resourceVersion", tmp);
+    sim_render_krv(j, rv);
     if (cont) {
         jsonw_kstr(j, "continue", cont);
         jsonw_kint(j, "remainingItemCount", remaining);

@@ -126,6 +126,33 @@ static int parse_args(int argc, char **argv, struct opts *o) {
     o->log_level = LOG_INFO;
     o->retention = -1;
     bool fault_seed_set = false;
+    /* the flags that keep their value as given, that set a switch, that take a
+     * whole number in [lo, hi]; the others are parsed one by one below */
+    const struct {
+        const char *flag;
+        const char **dst;
+    } text_flags[] = {{"--scenario", &o->scenario},
+                      {"--until", &o->until},
+                      {"--listen", &o->listen},
+                      {"--tls-listen", &o->tls_listen},
+                      {"--tls-cert-out", &o->tls_cert_out},
+                      {"--truth", &o->truth},
+                      {"--do-token-file", &o->do_token_file},
+                      {"--kube-token-file", &o->kube_token_file}};
+    const struct {
+        const char *flag;
+        bool *dst;
+    } switch_flags[] = {{"--hold", &o->hold},
+                        {"--no-tls", &o->no_tls},
+                        {"--truth-only", &o->truth_only},
+                        {"--kube-deletion-timestamps", &o->kube_deletion}};
+    const struct int_flag {
+        const char *flag;
+        int64_t lo, hi;
+        int64_t *dst;
+    } int_flags[] = {{"--speed", 0, 10000000, &o->speed},
+                     {"--bookmark-ms", 10, 3600000, &o->bookmark_ms},
+                     {"--fault-slow-ms", 0, 600000, &o->fault_slow_ms}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,41 +165,35 @@ static int parse_args(int argc, char **argv, struct opts *o) {
         }                                                                                          \
         i++;                                                                                       \
     } while (0)
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        const char **text = NULL;
+        bool *on = NULL;
+        const struct int_flag *num = NULL;
+        for (size_t k = 0; k < sizeof text_flags / sizeof text_flags[0]; k++)
+            if (strcmp(a, text_flags[k].flag) == 0)
+                text = text_flags[k].dst;
+        for (size_t k = 0; k < sizeof switch_flags / sizeof switch_flags[0]; k++)
+            if (strcmp(a, switch_flags[k].flag) == 0)
+                on = switch_flags[k].dst;
+        for (size_t k = 0; k < sizeof int_flags / sizeof int_flags[0]; k++)
+            if (strcmp(a, int_flags[k].flag) == 0)
+                num = &int_flags[k];
+        if (text) {
+            NEED();
+            *text = v;
+        } else if (on) {
+            *on = true;
+        } else if (num) {
+            NEED();
+            if (!parse_int(v, num->lo, num->hi, num->dst))
+                goto bad;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 1;
-        } else if (strcmp(a, "--scenario") == 0) {
-            NEED();
-            o->scenario = v;
         } else if (strcmp(a, "--seed") == 0) {
             NEED();
             if (!parse_int(v, 0, INT64_MAX, &x))
                 goto bad;
             o->seed = (uint64_t)x;
-        } else if (strcmp(a, "--hold") == 0) {
-            o->hold = true;
-        } else if (strcmp(a, "--speed") == 0) {
-            NEED();
-            if (!parse_int(v, 0, 10000000, &x))
-                goto bad;
-            o->speed = x;
-        } else if (strcmp(a, "--until") == 0) {
-            NEED();
-            o->until = v;
-        } else if (strcmp(a, "--listen") == 0) {
-            NEED();
-            o->listen = v;
-        } else if (strcmp(a, "--tls-listen") == 0) {
-            NEED();
-            o->tls_listen = v;
-        } else if (strcmp(a, "--no-tls") == 0) {
-            o->no_tls = true;
-        } else if (strcmp(a, "--tls-cert-out") == 0) {
-            NEED();
-            o->tls_cert_out = v;
-        } else if (strcmp(a, "--truth") == 0) {
-            NEED();
-            o->truth = v;
         } else if (strcmp(a, "--also-cluster") == 0) {
             NEED();
             if (!push_spec(a, o->also, &o->n_also, v))
@@ -181,13 +202,6 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             NEED();
             if (!push_spec(a, o->down, &o->n_down, v))
                 return 2;
-        } else if (strcmp(a, "--truth-only") == 0) {
-            o->truth_only = true;
-        } else if (strcmp(a, "--kube-deletion-timestamps") == 0) {
-            o->kube_deletion = true;
-        } else if (strcmp(a, "--do-token-file") == 0) {
-            NEED();
-            o->do_token_file = v;
         } else if (strcmp(a, "--deny-scope") == 0) {
             NEED();
             if (sim_authz_deny_scope(&o->authz, v) != ERR_OK) {
@@ -202,9 +216,6 @@ static int parse_args(int argc, char **argv, struct opts *o) {
                         "spotsim: --deny-verb: expected get|list|watch:RESOURCE, got '%s'\n", v);
                 return 2;
             }
-        } else if (strcmp(a, "--kube-token-file") == 0) {
-            NEED();
-            o->kube_token_file = v;
         } else if (strcmp(a, "--watch-retention") == 0) {
             NEED();
             if (sim_parse_duration(v, &o->retention) != ERR_OK)
@@ -214,14 +225,6 @@ static int parse_args(int argc, char **argv, struct opts *o) {
             if (!parse_int(v, 0, 1000000, &x))
                 goto bad;
             o->rate_per_minute = (int)x;
-        } else if (strcmp(a, "--bookmark-ms") == 0) {
-            NEED();
-            if (!parse_int(v, 10, 3600000, &o->bookmark_ms))
-                goto bad;
-        } else if (strcmp(a, "--fault-slow-ms") == 0) {
-            NEED();
-            if (!parse_int(v, 0, 600000, &o->fault_slow_ms))
-                goto bad;
         } else if (strcmp(a, "--fault-seed") == 0) {
             NEED();
             if (!parse_int(v, 0, INT64_MAX, &x))
