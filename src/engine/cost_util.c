@@ -173,12 +173,7 @@ int64_t cost_node_rate(const struct cost_input *in, const struct cost_node *n) {
 bool cost_interrupt_reason(const char *r) {
     static const char *const reasons[] = {"Evicted", "NodeLost", "Shutdown", "NodeShutdown",
                                           "Terminated"};
-    if (!r)
-        return false;
-    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-        if (strcmp(r, reasons[i]) == 0)
-            return true;
-    return false;
+    return name_index(reasons, NAMES(reasons), r) >= 0;
 }
 
 bool cost_attempt_interrupted(const struct cost_attempt *a, const struct cost_node *node) {

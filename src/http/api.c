@@ -60,6 +60,15 @@ static bool parse_clusters(const char *v, char *out, size_t cap) {
     return true;
 }
 
+bool api_json_done(struct response *resp, enum err rc) {
+    if (rc != ERR_OK) {
+        response_error(resp, 500, "internal", "cannot write the response");
+        return false;
+    }
+    response_json(resp, 200);
+    return true;
+}
+
 bool api_no_params(struct request *req, struct response *resp) {
     if (!req->nparams)
         return true;

@@ -39,6 +39,10 @@ int64_t api_now(struct request *req);
 bool api_query_parse(struct request *req, struct response *resp, struct api_query *q,
                      const char *const *extra);
 
+/* The end of a JSON answer whose writer ended with rc: ERR_OK marks resp JSON with
+ * 200 and returns true; else 500 "cannot write the response", false. */
+bool api_json_done(struct response *resp, enum err rc);
+
 /* A route that takes no parameter: on any, fills resp with 400 naming the first
  * ("unknown parameter '<key>'") and returns false. */
 bool api_no_params(struct request *req, struct response *resp);

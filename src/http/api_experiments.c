@@ -221,12 +221,7 @@ static bool figures_object(struct request *req, struct response *resp, const str
     if (!experiment_figures(req, resp, &w, q, u, completion))
         return false;
     jsonw_obj_end(&w);
-    if (w.rc != ERR_OK) {
-        response_error(resp, 500, "internal", "cannot write the response");
-        return false;
-    }
-    response_json(resp, 200);
-    return true;
+    return api_json_done(resp, w.rc);
 }
 
 /* The labels, and with any parameter the figures (the top of this file). */

@@ -116,9 +116,5 @@ void api_task(struct request *req, struct response *resp) {
     free(rows);
     free(info);
     calc_release(&c);
-    if (w.rc != ERR_OK) {
-        response_error(resp, 500, "internal", "cannot write the response");
-        return;
-    }
-    response_json(resp, 200);
+    api_json_done(resp, w.rc);
 }

@@ -219,9 +219,5 @@ void api_tasks(struct request *req, struct response *resp) {
     buf_putc(&resp->body, '\n');
     free(rows);
     calc_release(&c);
-    if (w.rc != ERR_OK) {
-        response_error(resp, 500, "internal", "cannot write the response");
-        return;
-    }
-    response_json(resp, 200);
+    api_json_done(resp, w.rc);
 }

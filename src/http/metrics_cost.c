@@ -270,6 +270,18 @@ static void write_reclaims(struct buf *b, const struct mclusters *cl, const stru
     }
 }
 
+/* The samples of family for iv, labelled cluster, dim=name and bound: point (when
+ * with_point), lo and hi. */
+static void bound_samples(struct buf *b, const char *family, const char *cluster, const char *dim,
+                          const char *name, const struct boot_interval *iv, bool with_point) {
+    static const char *const bounds[] = {"point", "lo", "hi"};
+    const int64_t v[] = {iv->point, iv->lo, iv->hi};
+    for (int k = with_point ? 0 : 1; k < 3; k++) {
+        const char *l[] = {"cluster", cluster, dim, name, "bound", bounds[k], NULL};
+        promw_sample_micro(b, family, l, v[k]);
+    }
+}
+
 /* The 95 % intervals of the last 7 days (docs/uncertainty.md): absent below the
  * minimum sample, never a made-up bound. */
 static void write_intervals(struct buf *b, const struct mclusters *cl, const struct mgauge *g) {
@@ -281,11 +293,8 @@ static void write_intervals(struct buf *b, const struct mclusters *cl, const str
             const struct boot_interval *iv = &g[i].u.per_task[k];
             if (!iv->ok)
                 continue;
-            const char *cfg = cost_config_name((enum cost_config)k);
-            const char *lo[] = {"cluster", cl->name[i], "configuration", cfg, "bound", "lo", NULL};
-            const char *hi[] = {"cluster", cl->name[i], "configuration", cfg, "bound", "hi", NULL};
-            promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", lo, iv->lo);
-            promw_sample_micro(b, "spotledger_cost_per_successful_task_interval_usd", hi, iv->hi);
+            bound_samples(b, "spotledger_cost_per_successful_task_interval_usd", cl->name[i],
+                          "configuration", cost_config_name((enum cost_config)k), iv, false);
         }
     promw_family(b, "spotledger_cost_difference_per_task_usd", "gauge",
                  "Difference in cost per successful task over the last 7 days (negative: the "
@@ -296,13 +305,8 @@ static void write_intervals(struct buf *b, const struct mclusters *cl, const str
             const struct boot_interval *d = &g[i].u.diff[k];
             if (!d->ok)
                 continue;
-            const char *name = unc_diff_name((enum unc_diff)k);
-            const char *pt[] = {"cluster", cl->name[i], "comparison", name, "bound", "point", NULL};
-            const char *lo[] = {"cluster", cl->name[i], "comparison", name, "bound", "lo", NULL};
-            const char *hi[] = {"cluster", cl->name[i], "comparison", name, "bound", "hi", NULL};
-            promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", pt, d->point);
-            promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", lo, d->lo);
-            promw_sample_micro(b, "spotledger_cost_difference_per_task_usd", hi, d->hi);
+            bound_samples(b, "spotledger_cost_difference_per_task_usd", cl->name[i], "comparison",
+                          unc_diff_name((enum unc_diff)k), d, true);
         }
 }
 

@@ -486,6 +486,13 @@ enum config_result config_check_kube(const struct config *cfg,
     return CONFIG_BAD;
 }
 
+static void free_pairs(struct config_pair *v, int n) {
+    for (int i = 0; i < n; i++) {
+        free(v[i].key);
+        free(v[i].value);
+    }
+}
+
 void config_release(struct config *cfg) {
     char **strs[] = {&cfg->listen,         &cfg->listen_host,      &cfg->db,
                      &cfg->do_api_url,     &cfg->do_token_file,    &cfg->cluster_id,
@@ -502,18 +509,9 @@ void config_release(struct config *cfg) {
         free(cfg->spot_pools[i]);
     for (int i = 0; i < cfg->n_ignore_advice; i++)
         free(cfg->ignore_advice[i]);
-    for (int i = 0; i < cfg->n_spot_labels; i++) {
-        free(cfg->spot_labels[i].key);
-        free(cfg->spot_labels[i].value);
-    }
-    for (int i = 0; i < cfg->n_on_demand_sizes; i++) {
-        free(cfg->on_demand_sizes[i].key);
-        free(cfg->on_demand_sizes[i].value);
-    }
-    for (int i = 0; i < cfg->n_clusters; i++) {
-        free(cfg->clusters[i].key);
-        free(cfg->clusters[i].value);
-    }
+    free_pairs(cfg->spot_labels, cfg->n_spot_labels);
+    free_pairs(cfg->on_demand_sizes, cfg->n_on_demand_sizes);
+    free_pairs(cfg->clusters, cfg->n_clusters);
     cfg->n_clusters = 0;
     cfg->n_spot_pools = cfg->n_ignore_advice = cfg->n_spot_labels = cfg->n_on_demand_sizes = 0;
 }
