@@ -268,6 +268,28 @@ FAKE_UNUSED static int fake_requests(struct fake_server *f) {
     return n;
 }
 
+/* A fake clock for http_client's sleep_ms/now_ms seams (their context is the
+ * fake_clock): a sleep moves it on at once and is recorded (the first 256). */
+struct fake_clock {
+    int64_t now; /* ms */
+    int sleeps;
+    long waits[256];
+    long total;
+};
+
+FAKE_UNUSED static void fake_clock_sleep(void *ctx, long ms) {
+    struct fake_clock *c = ctx;
+    if (c->sleeps < 256)
+        c->waits[c->sleeps] = ms;
+    c->sleeps++;
+    c->total += ms;
+    c->now += ms;
+}
+
+FAKE_UNUSED static int64_t fake_clock_now(void *ctx) {
+    return ((struct fake_clock *)ctx)->now;
+}
+
 /* Reads a whole file (NUL-terminated); NULL if unreadable. Caller frees. */
 FAKE_UNUSED static char *fake_read_file(const char *path, size_t *len) {
     FILE *fp = fopen(path, "rb");

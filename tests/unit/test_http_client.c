@@ -14,29 +14,9 @@
 
 #define TOKEN "tok-http-test-1234"
 
-struct clk {
-    int64_t now;
-    int sleeps;
-    long waits[256];
-    long total;
-};
-
-static void clk_sleep(void *ctx, long ms) {
-    struct clk *c = ctx;
-    if (c->sleeps < 256)
-        c->waits[c->sleeps] = ms;
-    c->sleeps++;
-    c->total += ms;
-    c->now += ms;
-}
-
-static int64_t clk_now(void *ctx) {
-    return ((struct clk *)ctx)->now;
-}
-
 struct fx {
     struct fake_server srv;
-    struct clk clk;
+    struct fake_clock clk;
     struct http_client *c;
     struct http_response r;
     char url[256];
@@ -50,9 +30,9 @@ static int setup(void **state) {
     struct http_client_options o = {
         .timeout_ms = 3000,
         .max_retries = 3,
-        .sleep_ms = clk_sleep,
+        .sleep_ms = fake_clock_sleep,
         .sleep_ctx = &f->clk,
-        .now_ms = clk_now,
+        .now_ms = fake_clock_now,
     };
     if (http_client_new(&o, &f->c) != ERR_OK)
         return -1;
@@ -204,8 +184,10 @@ static void test_429_persistent_is_busy(void **state) {
 static void test_size_cap(void **state) {
     struct fx *f = *state;
     struct http_client *small = NULL;
-    struct http_client_options o = {
-        .max_response = 100, .sleep_ms = clk_sleep, .sleep_ctx = &f->clk, .now_ms = clk_now};
+    struct http_client_options o = {.max_response = 100,
+                                    .sleep_ms = fake_clock_sleep,
+                                    .sleep_ctx = &f->clk,
+                                    .now_ms = fake_clock_now};
     assert_int_equal(http_client_new(&o, &small), ERR_OK);
     char big[4000];
     memset(big, 'a', sizeof big - 1);
@@ -221,9 +203,9 @@ static void test_timeout(void **state) {
     struct http_client *quick = NULL;
     struct http_client_options o = {.timeout_ms = 200,
                                     .max_retries = 1,
-                                    .sleep_ms = clk_sleep,
+                                    .sleep_ms = fake_clock_sleep,
                                     .sleep_ctx = &f->clk,
-                                    .now_ms = clk_now};
+                                    .now_ms = fake_clock_now};
     assert_int_equal(http_client_new(&o, &quick), ERR_OK);
     fake_route(&f->srv, "/slow", 200, "{}")->delay_ms = 1500;
     assert_int_equal(http_client_get(quick, url(f, "/slow"), NULL, NULL, &f->r), ERR_HTTP);
@@ -424,7 +406,7 @@ static void test_stream_cancel(void **state) {
 /* --- pacing, with the transport seam: hours of requests in milliseconds --- */
 
 struct rate {
-    struct clk clk;
+    struct fake_clock clk;
     int64_t *times;
     int n, cap;
     long remaining; /* served as ratelimit-remaining, -1 none */
@@ -452,9 +434,9 @@ static struct http_client *rate_client(struct rate *r, int per_minute, int per_h
     r->times = calloc((size_t)r->cap, sizeof *r->times);
     struct http_client_options o = {.rate_per_minute = per_minute,
                                     .rate_per_hour = per_hour,
-                                    .sleep_ms = clk_sleep,
+                                    .sleep_ms = fake_clock_sleep,
                                     .sleep_ctx = &r->clk,
-                                    .now_ms = clk_now,
+                                    .now_ms = fake_clock_now,
                                     .transport = rate_transport,
                                     .transport_ctx = r};
     struct http_client *c = NULL;
@@ -505,9 +487,11 @@ static bool always_cancel(void *ctx) {
 
 static void test_cancel(void **state) {
     (void)state;
-    struct clk k = {0};
-    struct http_client_options o = {
-        .sleep_ms = clk_sleep, .sleep_ctx = &k, .now_ms = clk_now, .cancelled = always_cancel};
+    struct fake_clock k = {0};
+    struct http_client_options o = {.sleep_ms = fake_clock_sleep,
+                                    .sleep_ctx = &k,
+                                    .now_ms = fake_clock_now,
+                                    .cancelled = always_cancel};
     struct http_client *c = NULL;
     assert_int_equal(http_client_new(&o, &c), ERR_OK);
     struct http_response resp;

@@ -28,21 +28,9 @@
 #define D2 "Mon, 02 Nov 2026 03:01:00 GMT"
 #define D2_T 1793588460
 
-struct clk {
-    int64_t now;
-};
-
-static void clk_sleep(void *ctx, long ms) {
-    ((struct clk *)ctx)->now += ms;
-}
-
-static int64_t clk_now(void *ctx) {
-    return ((struct clk *)ctx)->now;
-}
-
 struct fx {
     struct fake_server srv;
-    struct clk clk;
+    struct fake_clock clk;
     char db_path[64];
     struct store *db;
     pthread_mutex_t lock;
@@ -102,9 +90,9 @@ static int setup(void **state) {
         .cluster_id = CLUSTER,
         .poll_interval = 1,
         .http = {.timeout_ms = 3000,
-                 .sleep_ms = clk_sleep,
+                 .sleep_ms = fake_clock_sleep,
                  .sleep_ctx = &f->clk,
-                 .now_ms = clk_now},
+                 .now_ms = fake_clock_now},
     };
     if (poll_do_new(&o, f->db, &f->lock, &f->pd) != ERR_OK)
         return -1;
@@ -336,9 +324,9 @@ static void test_slow_reply_times_out(void **state) {
         .cluster_id = CLUSTER,
         .http = {.timeout_ms = 300,
                  .max_retries = -1,
-                 .sleep_ms = clk_sleep,
+                 .sleep_ms = fake_clock_sleep,
                  .sleep_ctx = &f->clk,
-                 .now_ms = clk_now},
+                 .now_ms = fake_clock_now},
     };
     assert_int_equal(poll_do_new(&o, f->db, &f->lock, &quick), ERR_OK);
     serve_pools_world(f, "pools.json");
@@ -463,7 +451,7 @@ static void test_token_never_logged_or_stored(void **state) {
 /* --- the long run: a 1-second poll interval for 65 simulated minutes --- */
 
 struct sim {
-    struct clk clk;
+    struct fake_clock clk;
     int64_t *times;
     int n, cap;
     int64_t end_ms;
