@@ -159,6 +159,53 @@ int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt) {
     return sqlite3_column_type(st, col) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, col);
 }
 
+enum err store_stmt_window(struct store *s, const char *sql, int64_t from, int64_t to,
+                           sqlite3_stmt **out) {
+    enum err rc = store_stmt(s, sql, out);
+    if (rc != ERR_OK)
+        return rc;
+    sqlite3_bind_int64(*out, 1, from);
+    sqlite3_bind_int64(*out, 2, to);
+    return ERR_OK;
+}
+
+enum err store_exists(struct store *s, const char *sql, const char *key, const char *what,
+                      bool *out) {
+    sqlite3_stmt *st;
+    enum err rc = store_stmt(s, sql, &st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(st, 1, key);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW || r == SQLITE_DONE)
+        *out = r == SQLITE_ROW;
+    else
+        rc = store_fail(s, r, what);
+    sqlite3_reset(st);
+    return rc;
+}
+
+void *store_rows(struct store *s, sqlite3_stmt *st, size_t elem, store_row_fn *row, void *arg,
+                 size_t *n, const char *what, enum err *rc) {
+    char *v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = xrealloc(v, cap * elem);
+        }
+        void *rec = v + *n * elem;
+        memset(rec, 0, elem);
+        if (row(st, rec, arg))
+            (*n)++;
+    }
+    *rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, what);
+    sqlite3_reset(st);
+    return v;
+}
+
 enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,
                        int64_t *out) {
     sqlite3_stmt *st;
@@ -222,13 +269,21 @@ static enum err exec(struct store *s, const char *sql, const char *what) {
     return ERR_OK;
 }
 
-static bool is_wal(sqlite3 *db) {
+/* Whether a PRAGMA's first row reads `want` (*is); the prepare's result code. */
+static int pragma_is(sqlite3 *db, const char *pragma, const char *want, bool *is) {
     sqlite3_stmt *st = NULL;
-    bool wal = sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
-               sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-               strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+    int rc = sqlite3_prepare_v2(db, pragma, -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    *is = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0) &&
+          strcmp((const char *)sqlite3_column_text(st, 0), want) == 0;
     sqlite3_finalize(st);
-    return wal;
+    return SQLITE_OK;
+}
+
+static bool is_wal(sqlite3 *db) {
+    bool wal = false;
+    return pragma_is(db, "PRAGMA journal_mode", "wal", &wal) == SQLITE_OK && wal;
 }
 
 int store_latest_version(void) {
@@ -384,16 +439,8 @@ void store_rollback(struct store *s) {
 }
 
 enum err store_integrity_ok(struct store *s, bool *ok) {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        return store_fail(s, rc, "integrity_check");
-    rc = sqlite3_step(st);
-    bool good = rc == SQLITE_ROW && sqlite3_column_text(st, 0) &&
-                strcmp((const char *)sqlite3_column_text(st, 0), "ok") == 0;
-    sqlite3_finalize(st);
-    *ok = good;
-    return ERR_OK;
+    int rc = pragma_is(s->db, "PRAGMA integrity_check", "ok", ok);
+    return rc == SQLITE_OK ? ERR_OK : store_fail(s, rc, "integrity_check");
 }
 
 static const char SQL_POLL_BEGIN[] = "INSERT INTO poll_runs(source, started_at, status, cluster) "

@@ -284,11 +284,9 @@ static enum err load_list(struct store *s, struct store_advice_data *d, const st
 static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t since,
                          int64_t until) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_LAG, &st);
+    enum err rc = store_stmt_window(s, SQL_LAG, since, until, &st);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, since);
-    sqlite3_bind_int64(st, 2, until);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
         d->in.watch_lag_seconds = store_col_or(st, 1, 0) > 0 ? store_col_or(st, 0, -1) : -1;

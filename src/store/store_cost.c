@@ -82,6 +82,21 @@ static const struct config_pair default_spot_labels[] = {
     {(char *)"gpu-pool-type", (char *)"spot"},
 };
 
+/* One pool; arg: the struct store_cost_data (its arena). */
+static bool pool_row(sqlite3_stmt *st, void *rec, void *arg) {
+    struct store_cost_data *d = arg;
+    struct cost_pool *p = rec;
+    p->id = store_arena_col(&d->arena, st, 0);
+    p->name = store_arena_col(&d->arena, st, 1);
+    p->size = store_arena_col(&d->arena, st, 2);
+    const unsigned char *ct = sqlite3_column_text(st, 3);
+    p->capacity = ct && !strcmp((const char *)ct, "spot") ? COST_CAP_SPOT : COST_CAP_ON_DEMAND;
+    p->price_hourly = col_time(st, 4);
+    p->deleted_at = col_time(st, 5);
+    p->signal_at = col_time(st, 6);
+    return true;
+}
+
 static enum err load_pools(struct store *s, struct store_cost_data *d,
                            const struct store_cost_opts *opts) {
     const struct config_pair *lv = default_spot_labels;
@@ -113,23 +128,7 @@ static enum err load_pools(struct store *s, struct store_cost_data *d,
         return store_fail(s, SQLITE_NOMEM, "bind spot labels");
     }
     buf_release(&lj);
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->pools, d->in.n_pools, cap);
-        struct cost_pool *p = &d->pools[d->in.n_pools++];
-        memset(p, 0, sizeof *p);
-        p->id = store_arena_col(&d->arena, st, 0);
-        p->name = store_arena_col(&d->arena, st, 1);
-        p->size = store_arena_col(&d->arena, st, 2);
-        const unsigned char *ct = sqlite3_column_text(st, 3);
-        p->capacity = ct && !strcmp((const char *)ct, "spot") ? COST_CAP_SPOT : COST_CAP_ON_DEMAND;
-        p->price_hourly = col_time(st, 4);
-        p->deleted_at = col_time(st, 5);
-        p->signal_at = col_time(st, 6);
-    }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load pools");
-    sqlite3_reset(st);
+    d->pools = store_rows(s, st, sizeof *d->pools, pool_row, d, &d->in.n_pools, "load pools", &rc);
     return rc;
 }
 
@@ -169,12 +168,8 @@ static enum err read_nodes(struct store *s, sqlite3_stmt *st, struct store_cost_
 static enum err load_nodes(struct store *s, struct store_cost_data *d, int64_t from, int64_t to,
                            const struct cost_index *pool_ix) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_NODES, &st);
-    if (rc != ERR_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, from);
-    sqlite3_bind_int64(st, 2, to);
-    return read_nodes(s, st, d, pool_ix);
+    enum err rc = store_stmt_window(s, SQL_NODES, from, to, &st);
+    return rc == ERR_OK ? read_nodes(s, st, d, pool_ix) : rc;
 }
 
 /* Every NotReady spell of the loaded nodes: a spell starts at a transition to a
@@ -231,52 +226,52 @@ static enum err load_spells(struct store *s, struct store_cost_data *d,
     return rc;
 }
 
+/* Every size's price, keyed "<slug>-spot" -> slug, so a spot size whose
+ * On-Demand twin is listed in /v2/sizes finds its rate (a spot slug's own row
+ * is dropped). arg: the struct store_cost_data (its arena). */
+static bool od_price_row(sqlite3_stmt *st, void *rec, void *arg) {
+    struct store_cost_data *d = arg;
+    const char *slug = (const char *)sqlite3_column_text(st, 0);
+    size_t n = slug ? strlen(slug) : 0;
+    if (!slug || (n > 5 && !strcmp(slug + n - 5, "-spot")))
+        return false;
+    struct cost_od_size *o = rec;
+    o->od_size = store_arena_col(&d->arena, st, 0);
+    o->od_price_hourly = sqlite3_column_int64(st, 1);
+    /* "<slug>-spot" in the arena */
+    char twin[512];
+    int tn = snprintf(twin, sizeof twin, "%s-spot", o->od_size);
+    o->spot_size =
+        store_arena_dup(&d->arena, twin, tn > 0 && (size_t)tn < sizeof twin ? (size_t)tn : 0);
+    return true;
+}
+
+/* One change of the price history; arg as od_price_row's. */
+static bool price_row(sqlite3_stmt *st, void *rec, void *arg) {
+    struct store_cost_data *d = arg;
+    struct cost_price *p = rec;
+    p->size = store_arena_col(&d->arena, st, 0);
+    p->at = sqlite3_column_int64(st, 1);
+    p->price_hourly = sqlite3_column_int64(st, 2);
+    p->gpus = sqlite3_column_int64(st, 3);
+    return true;
+}
+
 static enum err load_od_prices(struct store *s, struct store_cost_data *d) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_OD_PRICES, &st);
-    if (rc != ERR_OK)
-        return rc;
-    size_t cap = 0;
-    int r;
-    /* every size's price, keyed "<slug>-spot" -> slug, so a spot size whose
-     * On-Demand twin is listed in /v2/sizes finds its rate */
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *slug = (const char *)sqlite3_column_text(st, 0);
-        size_t n = slug ? strlen(slug) : 0;
-        if (!slug || (n > 5 && !strcmp(slug + n - 5, "-spot")))
-            continue;
-        STORE_GROW(d->od_sizes, d->n_od_sizes, cap);
-        struct cost_od_size *o = &d->od_sizes[d->n_od_sizes++];
-        o->od_size = store_arena_col(&d->arena, st, 0);
-        o->od_price_hourly = sqlite3_column_int64(st, 1);
-        /* "<slug>-spot" in the arena */
-        char twin[512];
-        int tn = snprintf(twin, sizeof twin, "%s-spot", o->od_size);
-        o->spot_size =
-            store_arena_dup(&d->arena, twin, tn > 0 && (size_t)tn < sizeof twin ? (size_t)tn : 0);
-    }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load prices");
-    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        d->od_sizes = store_rows(s, st, sizeof *d->od_sizes, od_price_row, d, &d->n_od_sizes,
+                                 "load prices", &rc);
     return rc;
 }
 
 static enum err load_prices(struct store *s, struct store_cost_data *d) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, SQL_PRICES, &st);
-    if (rc != ERR_OK)
-        return rc;
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->prices, d->in.n_prices, cap);
-        struct cost_price *p = &d->prices[d->in.n_prices++];
-        p->size = store_arena_col(&d->arena, st, 0);
-        p->at = sqlite3_column_int64(st, 1);
-        p->price_hourly = sqlite3_column_int64(st, 2);
-        p->gpus = sqlite3_column_int64(st, 3);
-    }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "load price history");
-    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        d->prices = store_rows(s, st, sizeof *d->prices, price_row, d, &d->in.n_prices,
+                               "load price history", &rc);
     return rc;
 }
 

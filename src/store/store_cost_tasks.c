@@ -73,9 +73,10 @@ static const char SQL_W_TASK_ATTEMPTS[] =
 static const char SQL_ONE_TASK[] = "SELECT " TASK_COLS " FROM tasks WHERE uid = ?1";
 static const char SQL_ONE_ATTEMPTS[] = "SELECT " ATTEMPT_COLS " FROM attempts WHERE task_uid = ?1";
 
-static enum err lookback(struct store *s, int64_t *out) {
+/* *out = the one value of sql (a max over a table), 0 when NULL or negative. */
+static enum err bound(struct store *s, const char *sql, const char *what, int64_t *out) {
     int64_t v;
-    enum err rc = store_one_int(s, SQL_SPAN, 0, "attempt span", &v);
+    enum err rc = store_one_int(s, sql, 0, what, &v);
     if (rc != ERR_OK)
         return rc;
     *out = v > 0 ? v : 0;
@@ -190,19 +191,6 @@ static enum err read_attempts(struct store *s, struct wload *w, sqlite3_stmt *st
     return rc;
 }
 
-static int64_t max_of(struct store *s, const char *sql, enum err *rc) {
-    sqlite3_stmt *st;
-    *rc = store_stmt(s, sql, &st);
-    if (*rc != ERR_OK)
-        return 0;
-    int r = sqlite3_step(st);
-    int64_t v = r == SQLITE_ROW ? store_col_or(st, 0, 0) : 0;
-    if (r != SQLITE_ROW)
-        *rc = store_fail(s, r, "bound");
-    sqlite3_reset(st);
-    return v > 0 ? v : 0;
-}
-
 static int cmp_wattempt(const void *pa, const void *pb) {
     const struct wattempt *a = pa, *b = pb;
     if (a->a.task != b->a.task)
@@ -284,6 +272,17 @@ static void keep_touched(struct wload *w) {
     d->in.n_attempts = m;
 }
 
+/* Ends a load: on success d gets the touched tasks and their attempts; w's
+ * scratch is freed either way. */
+static enum err wload_end(struct wload *w, enum err rc) {
+    if (rc == ERR_OK)
+        keep_touched(w);
+    cost_index_free(w->ix);
+    free(w->wt);
+    free(w->wa);
+    return rc;
+}
+
 /* One task row (TASK_COLS) into t. */
 static void read_task_row(struct wload *w, sqlite3_stmt *st, struct wtask *t) {
     struct store_cost_data *d = w->d;
@@ -360,12 +359,7 @@ enum err store_cost_tasks_one(struct store *s, struct store_cost_data *d, const 
         store_bind_text(st, 1, uid);
         rc = read_attempts(s, &w, st, INT64_MAX, INT64_MIN); /* touch nothing more */
     }
-    if (rc == ERR_OK)
-        keep_touched(&w);
-    cost_index_free(w.ix);
-    free(w.wt);
-    free(w.wa);
-    return rc;
+    return wload_end(&w, rc);
 }
 
 /* The attempts of the touched tasks that start at or after `to` (they touch
@@ -391,10 +385,8 @@ static enum err later_attempts(struct store *s, struct wload *w, int64_t to) {
     }
     if (rc != ERR_OK || last < to)
         return rc;
-    if ((rc = store_stmt(s, SQL_W_LATER_ATTEMPTS, &st)) != ERR_OK)
+    if ((rc = store_stmt_window(s, SQL_W_LATER_ATTEMPTS, to, last, &st)) != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, to);
-    sqlite3_bind_int64(st, 2, last);
     return read_attempts(s, w, st, INT64_MAX, INT64_MIN);
 }
 
@@ -419,21 +411,16 @@ enum err store_cost_tasks_window(struct store *s, struct store_cost_data *d, int
     struct wload w = {.d = d, .dflt = dflt, .node_ix = node_ix};
     sqlite3_stmt *st;
     /* 1. tasks that can be touched: completed in [from - span, to + life), or running */
-    if ((rc = store_stmt(s, SQL_W_TASKS, &st)) != ERR_OK)
+    if ((rc = store_stmt_window(s, SQL_W_TASKS, from - span, to + life, &st)) != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, from - span);
-    sqlite3_bind_int64(st, 2, to + life);
     rc = read_task_rows(s, &w, st, from, to);
     w.n_rows = w.n_wt;
     if (rc == ERR_OK && w.n_rows)
         rc = cost_index_new(&w.wt[0].uid, sizeof w.wt[0], w.n_rows, &w.ix);
     /* 2. every attempt of those tasks: they start after from - span - life */
     int64_t lo = from - span - life;
-    if (rc == ERR_OK && (rc = store_stmt(s, SQL_W_ATTEMPTS, &st)) == ERR_OK) {
-        sqlite3_bind_int64(st, 1, lo);
-        sqlite3_bind_int64(st, 2, to);
+    if (rc == ERR_OK && (rc = store_stmt_window(s, SQL_W_ATTEMPTS, lo, to, &st)) == ERR_OK)
         rc = read_attempts(s, &w, st, from - span, to);
-    }
     if (rc == ERR_OK && alive_at)
         mark_alive(&w, alive_at);
     if (rc == ERR_OK)
@@ -450,19 +437,14 @@ enum err store_cost_tasks_window(struct store *s, struct store_cost_data *d, int
     }
     if (rc == ERR_OK)
         rc = later_attempts(s, &w, to);
-    if (rc == ERR_OK)
-        keep_touched(&w);
-    cost_index_free(w.ix);
-    free(w.wt);
-    free(w.wa);
-    return rc;
+    return wload_end(&w, rc);
 }
 
 enum err store_cost_task_bounds(struct store *s, int64_t *span, int64_t *life) {
     *life = 0;
-    enum err rc = lookback(s, span);
+    enum err rc = bound(s, SQL_SPAN, "attempt span", span);
     if (rc == ERR_OK)
-        *life = max_of(s, SQL_LIFE, &rc);
+        rc = bound(s, SQL_LIFE, "task life", life);
     return rc;
 }
 

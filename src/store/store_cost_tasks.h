@@ -1,6 +1,7 @@
 /* store_cost_tasks — the task half of the cost loader (store_cost.h): tasks
  * and their attempts, read by time ranges and matched in memory. Internal to
- * store_cost*.c; callers use store_cost.h. */
+ * the store (store_cost*.c; store_read.c takes the bounds); callers use
+ * store_cost.h. */
 #ifndef SPOTLEDGER_STORE_COST_TASKS_H
 #define SPOTLEDGER_STORE_COST_TASKS_H
 

@@ -349,18 +349,7 @@ enum err store_do_upsert_invoice(struct store *s, const struct do_invoice *v, in
 static const char SQL_HAS_ITEMS[] = "SELECT 1 FROM invoice_items WHERE invoice_uuid = ?1 LIMIT 1";
 
 enum err store_do_invoice_has_items(struct store *s, const char *uuid, bool *has) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_HAS_ITEMS, &st);
-    if (rc != ERR_OK)
-        return rc;
-    store_bind_text(st, 1, uuid);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW || r == SQLITE_DONE)
-        *has = r == SQLITE_ROW;
-    else
-        rc = store_fail(s, r, "invoice items");
-    sqlite3_reset(st);
-    return rc;
+    return store_exists(s, SQL_HAS_ITEMS, uuid, "invoice items", has);
 }
 
 static const char SQL_ITEMS_DEL[] = "DELETE FROM invoice_items WHERE invoice_uuid = ?1";
@@ -535,6 +524,50 @@ static const char SQL_RCF_POOLS[] =
     "SELECT id, name, capacity_type FROM node_pools WHERE " STORE_IN_CLUSTERS(
         "cluster") " ORDER BY first_seen, id";
 
+static bool pool_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    struct reconcile_pool *p = rec;
+    p->id = store_column_dup(st, 0);
+    p->name = store_column_dup(st, 1);
+    p->capacity_type = store_column_dup(st, 2);
+    return true;
+}
+
+static bool node_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    struct reconcile_node *n = rec;
+    n->name = store_column_dup(st, 0);
+    n->do_id = store_column_dup(st, 1);
+    n->droplet_id = store_column_dup(st, 2);
+    n->pool_id = store_column_dup(st, 3);
+    n->price_hourly = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+    n->start = sqlite3_column_int64(st, 5);
+    n->end = sqlite3_column_int64(st, 6);
+    return true;
+}
+
+static bool item_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    struct reconcile_item *it = rec;
+    it->product = store_column_dup(st, 0);
+    it->resource_uuid = store_column_dup(st, 1);
+    it->resource_id = store_column_dup(st, 2);
+    it->group_description = store_column_dup(st, 3);
+    it->description = store_column_dup(st, 4);
+    it->amount = sqlite3_column_int64(st, 5);
+    return true;
+}
+
+/* The statement of a fleet's rows (sql_fleet: by the read selection) or of one
+ * cluster's (sql_one, ?1 = cluster_id). */
+static enum err cluster_stmt(struct store *s, const char *fleet, const char *sql_fleet,
+                             const char *sql_one, const char *cluster_id, sqlite3_stmt **st) {
+    enum err rc = store_stmt(s, fleet ? sql_fleet : sql_one, st);
+    if (rc == ERR_OK && !fleet)
+        store_bind_text(*st, 1, cluster_id);
+    return rc;
+}
+
 /* The fleet's clusters into in->fleet_ids / fleet_names. */
 static enum err load_fleet_clusters(struct store *s, struct reconcile_input *in) {
     sqlite3_stmt *st;
@@ -570,7 +603,6 @@ static enum err reconcile_input_of(struct store *s, const char *period, const ch
     in.period[7] = '\0';
     sqlite3_stmt *st;
     int r;
-    size_t cap;
     enum err rc = ERR_OK;
     if (fleet) {
         store_set_read_clusters(s, *fleet ? fleet : NULL);
@@ -590,52 +622,16 @@ static enum err reconcile_input_of(struct store *s, const char *period, const ch
     if (!fleet && !in.cluster_id && cluster_id)
         in.cluster_id = xstrdup(cluster_id);
 
-    if ((rc = store_stmt(s, fleet ? SQL_RCF_POOLS : SQL_RC_POOLS, &st)) != ERR_OK)
+    if ((rc = cluster_stmt(s, fleet, SQL_RCF_POOLS, SQL_RC_POOLS, in.cluster_id, &st)) != ERR_OK)
         goto out;
-    if (!fleet)
-        store_bind_text(st, 1, in.cluster_id);
-    cap = 8;
-    in.pools = xcalloc(cap, sizeof *in.pools);
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (in.n_pools == cap) {
-            cap *= 2;
-            in.pools = xrealloc(in.pools, cap * sizeof *in.pools);
-        }
-        struct reconcile_pool *p = &in.pools[in.n_pools++];
-        p->id = store_column_dup(st, 0);
-        p->name = store_column_dup(st, 1);
-        p->capacity_type = store_column_dup(st, 2);
-    }
-    if (r != SQLITE_DONE)
-        rc = store_fail(s, r, "reconcile pools");
-    sqlite3_reset(st);
+    in.pools =
+        store_rows(s, st, sizeof *in.pools, pool_row, NULL, &in.n_pools, "reconcile pools", &rc);
     if (rc != ERR_OK)
         goto out;
-
-    if ((rc = store_stmt(s, fleet ? SQL_RCF_NODES : SQL_RC_NODES, &st)) != ERR_OK)
+    if ((rc = cluster_stmt(s, fleet, SQL_RCF_NODES, SQL_RC_NODES, in.cluster_id, &st)) != ERR_OK)
         goto out;
-    if (!fleet)
-        store_bind_text(st, 1, in.cluster_id);
-    cap = 16;
-    in.nodes = xcalloc(cap, sizeof *in.nodes);
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (in.n_nodes == cap) {
-            cap *= 2;
-            in.nodes = xrealloc(in.nodes, cap * sizeof *in.nodes);
-        }
-        struct reconcile_node *n = &in.nodes[in.n_nodes++];
-        n->name = store_column_dup(st, 0);
-        n->do_id = store_column_dup(st, 1);
-        n->droplet_id = store_column_dup(st, 2);
-        n->pool_id = store_column_dup(st, 3);
-        n->price_hourly =
-            sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-        n->start = sqlite3_column_int64(st, 5);
-        n->end = sqlite3_column_int64(st, 6);
-    }
-    if (r != SQLITE_DONE)
-        rc = store_fail(s, r, "reconcile nodes");
-    sqlite3_reset(st);
+    in.nodes =
+        store_rows(s, st, sizeof *in.nodes, node_row, NULL, &in.n_nodes, "reconcile nodes", &rc);
     if (rc != ERR_OK)
         goto out;
 
@@ -655,24 +651,8 @@ static enum err reconcile_input_of(struct store *s, const char *period, const ch
     if ((rc = store_stmt(s, SQL_RC_ITEMS, &st)) != ERR_OK)
         goto out;
     store_bind_text(st, 1, in.invoice_uuid);
-    cap = 16;
-    in.items = xcalloc(cap, sizeof *in.items);
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (in.n_items == cap) {
-            cap *= 2;
-            in.items = xrealloc(in.items, cap * sizeof *in.items);
-        }
-        struct reconcile_item *it = &in.items[in.n_items++];
-        it->product = store_column_dup(st, 0);
-        it->resource_uuid = store_column_dup(st, 1);
-        it->resource_id = store_column_dup(st, 2);
-        it->group_description = store_column_dup(st, 3);
-        it->description = store_column_dup(st, 4);
-        it->amount = sqlite3_column_int64(st, 5);
-    }
-    if (r != SQLITE_DONE)
-        rc = store_fail(s, r, "reconcile items");
-    sqlite3_reset(st);
+    in.items =
+        store_rows(s, st, sizeof *in.items, item_row, NULL, &in.n_items, "reconcile items", &rc);
 out:
     if (rc != ERR_OK) {
         reconcile_input_release(&in);
@@ -702,18 +682,7 @@ static enum err reconcile_of(struct store *s, const char *period, const char *cl
 
 enum err store_do_has_invoice(struct store *s, const char *period, bool *out) {
     *out = false;
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_RC_INVOICE, &st);
-    if (rc != ERR_OK)
-        return rc;
-    store_bind_text(st, 1, period);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW)
-        *out = true;
-    else if (r != SQLITE_DONE)
-        rc = store_fail(s, r, "reconcile invoice");
-    sqlite3_reset(st);
-    return rc;
+    return store_exists(s, SQL_RC_INVOICE, period, "reconcile invoice", out);
 }
 
 enum err store_do_reconcile(struct store *s, const char *period, const char *cluster_id,

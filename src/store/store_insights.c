@@ -36,31 +36,28 @@ enum err store_insights_put(struct store *s, const struct do_insight *x, int64_t
     return store_exec_stmt(s, st);
 }
 
+/* One insight as an invoice item of product "insights" (no resource). */
+static bool item_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    struct reconcile_item *it = rec;
+    it->product = xstrdup("insights");
+    it->description = store_column_dup(st, 0);
+    it->group_description = store_column_dup(st, 1);
+    it->amount = sqlite3_column_int64(st, 2);
+    return true;
+}
+
 enum err store_insights_load(struct store *s, int64_t from, int64_t to, struct reconcile_item **out,
                              size_t *n) {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_LOAD, &st);
+    enum err rc = store_stmt_window(s, SQL_LOAD, from, to, &st);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, from);
-    sqlite3_bind_int64(st, 2, to);
-    struct reconcile_item *v = NULL;
-    size_t cnt = 0, cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(v, cnt, cap);
-        struct reconcile_item *it = &v[cnt++];
-        it->product = xstrdup("insights");
-        it->resource_uuid = NULL;
-        it->resource_id = NULL;
-        it->description = store_column_dup(st, 0);
-        it->group_description = store_column_dup(st, 1);
-        it->amount = sqlite3_column_int64(st, 2);
-    }
-    rc = r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "insights load");
-    sqlite3_reset(st);
+    size_t cnt;
+    struct reconcile_item *v =
+        store_rows(s, st, sizeof *v, item_row, NULL, &cnt, "insights load", &rc);
     if (rc != ERR_OK) {
         struct reconcile_input tmp = {.insights = v, .n_insights = cnt};
         reconcile_input_release(&tmp);

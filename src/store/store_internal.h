@@ -71,6 +71,25 @@ char *store_column_dup(sqlite3_stmt *st, int col);
 /* Column as int64, or dflt for SQL NULL. */
 int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt);
 
+/* store_stmt with ?1 = from and ?2 = to bound (a window's, or any two bounds). */
+enum err store_stmt_window(struct store *s, const char *sql, int64_t from, int64_t to,
+                           sqlite3_stmt **out);
+
+/* Whether a query taking one text parameter ?1 = key returns a row (*out). A
+ * failed step: store_fail(what). */
+enum err store_exists(struct store *s, const char *sql, const char *key, const char *what,
+                      bool *out);
+
+/* Fills the record rec (zeroed) from st's current row; false drops the row. */
+typedef bool store_row_fn(sqlite3_stmt *st, void *rec, void *arg);
+/* Steps st (prepared and bound) to its end and returns a new array of its rows
+ * as records of elem bytes, *n of them (NULL when none); resets st. *rc: ERR_OK,
+ * or store_fail(what) on a failed step (the array, the rows read, is the
+ * caller's also then). Not for the hot window loaders (docs/performance.md):
+ * one call per row. */
+void *store_rows(struct store *s, sqlite3_stmt *st, size_t elem, store_row_fn *row, void *arg,
+                 size_t *n, const char *what, enum err *rc);
+
 /* A query without parameters that returns one row: *out = its first column, or dflt
  * for SQL NULL. No row or a failed step: store_fail(what). */
 enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,

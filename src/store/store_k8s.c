@@ -543,20 +543,7 @@ enum err store_k8s_put(struct store *s, const struct k8s_object *o, int64_t dele
 }
 
 enum err store_k8s_job_known(struct store *s, const char *job_uid, bool *known) {
-    sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_JOB_KNOWN, &st);
-    if (rc != ERR_OK)
-        return rc;
-    store_bind_text(st, 1, job_uid);
-    int r = sqlite3_step(st);
-    if (r != SQLITE_ROW && r != SQLITE_DONE) {
-        rc = store_fail(s, r, "job_known");
-        sqlite3_reset(st);
-        return rc;
-    }
-    sqlite3_reset(st);
-    *known = r == SQLITE_ROW;
-    return ERR_OK;
+    return store_exists(s, SQL_JOB_KNOWN, job_uid, "job_known", known);
 }
 
 /* --- relist bookkeeping ------------------------------------------------------ */
@@ -572,25 +559,28 @@ static enum err seen_table(struct store *s) {
     return ERR_OK;
 }
 
-enum err store_k8s_seen_reset(struct store *s, enum k8s_kind kind) {
+/* store_stmt of a statement over temp.k8s_seen (created first when missing),
+ * with ?1 bound to a. */
+static enum err seen_stmt(struct store *s, const char *sql, const char *a, sqlite3_stmt **st) {
     enum err rc = seen_table(s);
-    sqlite3_stmt *st;
     if (rc == ERR_OK)
-        rc = store_stmt(s, SQL_SEEN_CLEAR, &st);
-    if (rc != ERR_OK)
-        return rc;
-    store_bind_text(st, 1, k8s_kind_name(kind));
-    return store_exec_stmt(s, st);
+        rc = store_stmt(s, sql, st);
+    if (rc == ERR_OK)
+        store_bind_text(*st, 1, a);
+    return rc;
+}
+
+enum err store_k8s_seen_reset(struct store *s, enum k8s_kind kind) {
+    sqlite3_stmt *st;
+    enum err rc = seen_stmt(s, SQL_SEEN_CLEAR, k8s_kind_name(kind), &st);
+    return rc == ERR_OK ? store_exec_stmt(s, st) : rc;
 }
 
 enum err store_k8s_seen_add(struct store *s, enum k8s_kind kind, const char *uid) {
     sqlite3_stmt *st;
-    enum err rc = seen_table(s);
-    if (rc == ERR_OK)
-        rc = store_stmt(s, SQL_SEEN_ADD, &st);
+    enum err rc = seen_stmt(s, SQL_SEEN_ADD, k8s_kind_name(kind), &st);
     if (rc != ERR_OK)
         return rc;
-    store_bind_text(st, 1, k8s_kind_name(kind));
     store_bind_text(st, 2, uid);
     return store_exec_stmt(s, st);
 }
@@ -608,12 +598,9 @@ enum err store_k8s_mark_vanished(struct store *s, enum k8s_kind kind, const char
         return ERR_OK;
     }
     sqlite3_stmt *st;
-    enum err rc = seen_table(s);
-    if (rc == ERR_OK)
-        rc = store_stmt(s, sql, &st);
+    enum err rc = seen_stmt(s, sql, nz(ns), &st);
     if (rc != ERR_OK)
         return rc;
-    store_bind_text(st, 1, nz(ns));
     sqlite3_bind_int64(st, 2, at);
     if ((rc = store_exec_stmt(s, st)) != ERR_OK)
         return rc;

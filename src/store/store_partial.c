@@ -18,11 +18,9 @@ static enum err read_rows(struct store *s, bool body, bool events, int64_t d0, i
                           const char *engine, const char *dflt,
                           void (*fn)(void *arg, const struct store_partial_row *row), void *arg) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, body ? SQL_READ : SQL_READ_VERSIONS, &st);
+    enum err rc = store_stmt_window(s, body ? SQL_READ : SQL_READ_VERSIONS, d0, d1, &st);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, d0);
-    sqlite3_bind_int64(st, 2, d1);
     store_bind_text(st, 3, engine);
     store_bind_text(st, 4, dflt);
     if (body)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
+#include "store/store_cost_tasks.h"
 #include "store/store_internal.h"
 
 static const char SQL_SOURCE_NOW[] =
@@ -121,10 +122,6 @@ enum err store_experiments(struct store *s, const char *clusters, char (*out)[25
     return rc;
 }
 
-static const char SQL_SPAN_BOUND[] =
-    "SELECT max(coalesce(finished_at, deleted_at) - coalesce(scheduled_at, created_at, started_at))"
-    " FROM attempts";
-static const char SQL_LIFE_BOUND[] = "SELECT max(completed_at - created_at) FROM tasks";
 static const char SQL_MARKS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_marks "
                                 "WHERE day = 0 OR (day >= ?1 AND day <= ?2)";
 /* schema/010: facts that span days, counted where their span meets [?1, ?2];
@@ -134,34 +131,14 @@ static const char SQL_SPANS[] = "SELECT coalesce(sum(n), 0), count(*) FROM chang
 static const char SQL_BILLING[] = "SELECT coalesce(sum(n), 0), count(*) FROM billing_spans "
                                   "WHERE lo <= ?2 AND hi >= ?1";
 
-static int64_t bound(struct store *s, const char *sql, enum err *rc) {
-    sqlite3_stmt *st;
-    if ((*rc = store_stmt(s, sql, &st)) != ERR_OK)
-        return 0;
-    int r = sqlite3_step(st);
-    int64_t v = r == SQLITE_ROW ? store_col_or(st, 0, 0) : 0;
-    if (r != SQLITE_ROW)
-        *rc = store_fail(s, r, "bound");
-    sqlite3_reset(st);
-    return v > 0 ? v : 0;
-}
-
-/* How far facts reach: the longest attempt (span) and task (life). */
-static enum err reach(struct store *s, int64_t *span, int64_t *life) {
-    enum err rc;
-    *span = bound(s, SQL_SPAN_BOUND, &rc);
-    if (rc == ERR_OK)
-        *life = bound(s, SQL_LIFE_BOUND, &rc);
-    return rc;
-}
-
 enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t out[2]) {
     uint64_t gen = 0;
     bool tracked = store_gen_current(s, &gen);
     if (tracked && store_memo_window(store_memo(s), gen, from, to, out))
         return ERR_OK;
+    /* how far facts reach: the longest attempt (span) and task (life) */
     int64_t span, life;
-    enum err rc = reach(s, &span, &life);
+    enum err rc = store_cost_task_bounds(s, &span, &life);
     if (rc != ERR_OK)
         return rc;
     int64_t lo = from - span - life - 86400, hi = to + life + 86400;
@@ -169,10 +146,8 @@ enum err store_window_version(struct store *s, int64_t from, int64_t to, int64_t
     const char *const sql[3] = {SQL_MARKS, SQL_SPANS, SQL_BILLING};
     for (int k = 0; k < 3 && rc == ERR_OK; k++) {
         sqlite3_stmt *st;
-        if ((rc = store_stmt(s, sql[k], &st)) != ERR_OK)
+        if ((rc = store_stmt_window(s, sql[k], lo < 0 ? 0 : lo / 86400, hi / 86400, &st)) != ERR_OK)
             return rc;
-        sqlite3_bind_int64(st, 1, lo < 0 ? 0 : lo / 86400);
-        sqlite3_bind_int64(st, 2, hi / 86400);
         int r = sqlite3_step(st);
         if (r == SQLITE_ROW) {
             v[0] += sqlite3_column_int64(st, 0);
@@ -235,11 +210,9 @@ static const char SQL_SPANS_ALL[] =
 static enum err spans_load(struct store *s, int64_t lo, int64_t hi, struct spans *sp) {
     memset(sp, 0, sizeof *sp);
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_SPANS_ALL, &st);
+    enum err rc = store_stmt_window(s, SQL_SPANS_ALL, lo, hi, &st);
     if (rc != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, lo);
-    sqlite3_bind_int64(st, 2, hi);
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -308,17 +281,15 @@ enum err store_day_versions(struct store *s, int64_t d0, int64_t d1, int64_t (*o
     if (d1 <= d0 || d1 - d0 > 4000 || d0 < 0)
         return ERR_INVAL;
     int64_t span, life;
-    enum err rc = reach(s, &span, &life);
+    enum err rc = store_cost_task_bounds(s, &span, &life);
     if (rc != ERR_OK)
         return rc;
     int64_t lo0, hi0, lo1, hi1;
     day_range(d0, span, life, &lo0, &hi0);
     day_range(d1 - 1, span, life, &lo1, &hi1);
     sqlite3_stmt *st;
-    if ((rc = store_stmt(s, SQL_MARKS_BY_DAY, &st)) != ERR_OK)
+    if ((rc = store_stmt_window(s, SQL_MARKS_BY_DAY, lo0, hi1, &st)) != ERR_OK)
         return rc;
-    sqlite3_bind_int64(st, 1, lo0);
-    sqlite3_bind_int64(st, 2, hi1);
     int64_t *day = NULL, *pre = NULL; /* pre[i] = Σ n of rows before i */
     size_t n = 0, cap = 0;
     int64_t n0 = 0;
