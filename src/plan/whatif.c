@@ -61,25 +61,33 @@ static const char *mix_bad(const struct whatif_params *p) {
     return NULL;
 }
 
+/* The first of p's durations (seconds, 0 allowed) out of range, NULL when none. */
+static const char *durations_bad(const struct whatif_params *p) {
+    const struct {
+        int64_t v;
+        const char *field;
+    } d[] = {
+        {p->replacement_delay, "replacement_delay"},
+        {p->checkpoint_interval, "checkpoint_interval"},
+        {p->checkpoint_seconds, "checkpoint_seconds"},
+        {p->restore_seconds, "restore_seconds"},
+        {p->attempt_overhead, "attempt_overhead"},
+        {p->reclaim_tail, "reclaim_tail"},
+        {p->fallback_tail, "fallback_tail"},
+    };
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (!secs_ok(d[i].v, 0))
+            return d[i].field;
+    return NULL;
+}
+
 enum err whatif_check(const struct whatif_params *p, const char **field) {
     const char *bad = NULL;
     if (!(p->reclaims_per_day >= 0.0 && p->reclaims_per_day <= WHATIF_MAX_RECLAIMS_PER_DAY))
         bad = "reclaims_per_day"; /* also NaN */
-    else if (!secs_ok(p->replacement_delay, 0))
-        bad = "replacement_delay";
-    else if (!secs_ok(p->checkpoint_interval, 0))
-        bad = "checkpoint_interval";
-    else if (!secs_ok(p->checkpoint_seconds, 0))
-        bad = "checkpoint_seconds";
-    else if (!secs_ok(p->restore_seconds, 0))
-        bad = "restore_seconds";
-    else if (!secs_ok(p->attempt_overhead, 0))
-        bad = "attempt_overhead";
-    else if (!secs_ok(p->reclaim_tail, 0))
-        bad = "reclaim_tail";
-    else if (!secs_ok(p->fallback_tail, 0))
-        bad = "fallback_tail";
-    else if (p->spot_price < 0 || p->spot_price > WHATIF_MAX_PRICE)
+    else if ((bad = durations_bad(p)) != NULL) {
+        /* durations_bad named the field */
+    } else if (p->spot_price < 0 || p->spot_price > WHATIF_MAX_PRICE)
         bad = "spot_price";
     else if (p->on_demand_price < 0 || p->on_demand_price > WHATIF_MAX_PRICE)
         bad = "on_demand_price";

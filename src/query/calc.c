@@ -43,12 +43,31 @@ static void build_od(struct calc *c) {
         c->od[c->n_od++] = c->data->od_sizes[j];
 }
 
-enum err calc_recompute(struct calc *c, const struct cost_query *q) {
+/* q as the engine takes it: with c's On-Demand sizes, its now no earlier than
+ * its from. */
+static struct cost_query query_of(const struct calc *c, const struct cost_query *q) {
     struct cost_query cq = *q;
     cq.od_sizes = c->od;
     cq.n_od_sizes = c->n_od;
     if (cq.now < cq.from)
         cq.now = cq.from;
+    return cq;
+}
+
+/* Loads [from, to) into out (zeroed first) and resolves its On-Demand sizes. */
+static enum err calc_load(struct store *db, const struct calc_settings *cfg, int64_t from,
+                          int64_t to, struct calc *out) {
+    memset(out, 0, sizeof *out);
+    out->cfg = cfg;
+    struct store_cost_opts o = calc_store_opts(cfg);
+    enum err rc = store_cost_load(db, from, to, &o, &out->data);
+    if (rc == ERR_OK)
+        build_od(out);
+    return rc;
+}
+
+enum err calc_recompute(struct calc *c, const struct cost_query *q) {
+    struct cost_query cq = query_of(c, q);
     struct cost_result *r = NULL;
     enum err rc = cost_compute(&c->data->in, &cq, &r);
     if (rc != ERR_OK)
@@ -60,13 +79,9 @@ enum err calc_recompute(struct calc *c, const struct cost_query *q) {
 
 enum err calc_run(struct store *db, const struct calc_settings *cfg, int64_t load_from,
                   int64_t load_to, const struct cost_query *q, struct calc *out) {
-    memset(out, 0, sizeof *out);
-    out->cfg = cfg;
-    struct store_cost_opts o = calc_store_opts(cfg);
-    enum err rc = store_cost_load(db, load_from, load_to, &o, &out->data);
+    enum err rc = calc_load(db, cfg, load_from, load_to, out);
     if (rc != ERR_OK)
         return rc;
-    build_od(out);
     rc = calc_recompute(out, q);
     if (rc != ERR_OK)
         calc_release(out);
@@ -112,14 +127,9 @@ enum err calc_compose(struct store *db, struct store_cost_data *data,
     memset(out, 0, sizeof *out);
     out->cfg = cfg;
     out->data = data;
-    enum err rc;
     build_od(out);
-    struct cost_query cq = *q;
-    cq.od_sizes = out->od;
-    cq.n_od_sizes = out->n_od;
-    if (cq.now < cq.from)
-        cq.now = cq.from;
-    rc = cost_compose(&out->data->in, &cq, sum, &out->res);
+    struct cost_query cq = query_of(out, q);
+    enum err rc = cost_compose(&out->data->in, &cq, sum, &out->res);
     if (rc == ERR_OK)
         rc = edge_partial(db, cfg, &cq, out, node_ix, out->res);
     if (rc != ERR_OK)
@@ -129,11 +139,7 @@ enum err calc_compose(struct store *db, struct store_cost_data *data,
 
 static enum err completion_of(struct calc *c, const struct cost_query *q,
                               struct cost_completion *comp) {
-    struct cost_query cq = *q;
-    cq.od_sizes = c->od;
-    cq.n_od_sizes = c->n_od;
-    if (cq.now < cq.from)
-        cq.now = cq.from;
+    struct cost_query cq = query_of(c, q);
     return cost_completion(&c->data->in, &cq, c->res, comp);
 }
 
@@ -143,11 +149,7 @@ enum err calc_completion(struct store *db, const struct calc_settings *cfg, int6
     enum err rc = calc_run(db, cfg, load_from, load_to, q, out);
     if (rc != ERR_OK)
         return rc;
-    struct cost_query cq = *q;
-    cq.od_sizes = out->od;
-    cq.n_od_sizes = out->n_od;
-    if (cq.now < cq.from)
-        cq.now = cq.from;
+    struct cost_query cq = query_of(out, q);
     int64_t lo, hi;
     rc = cost_completion_span(&out->data->in, &cq, &lo, &hi);
     if (rc == ERR_OK && (lo < load_from || hi > load_to)) {
@@ -188,14 +190,10 @@ void calc_life_window(const struct cost_input *in, int64_t from, int64_t to, int
 
 enum err calc_task_life(struct store *db, const struct calc_settings *cfg, int64_t from, int64_t to,
                         int64_t now, struct calc *out) {
-    memset(out, 0, sizeof *out);
-    out->cfg = cfg;
-    struct store_cost_opts o = calc_store_opts(cfg);
-    enum err rc = store_cost_load(db, from, to, &o, &out->data);
+    /* the loader brings every attempt of the touched tasks, and their nodes */
+    enum err rc = calc_load(db, cfg, from, to, out);
     if (rc != ERR_OK)
         return rc;
-    /* the loader brings every attempt of the touched tasks, and their nodes */
-    build_od(out);
     struct cost_query q;
     memset(&q, 0, sizeof q);
     calc_life_window(&out->data->in, from, to, now, &q.from, &q.to);
