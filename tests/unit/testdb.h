@@ -166,15 +166,26 @@ static inline int testdb_fx_teardown(void **state) {
     return 0;
 }
 
-/* The worked example (see the top of this file), all times TESTDB_T0 + s. */
-static inline void testdb_worked_example(const struct testdb *d) {
+/* The sizes of both row sets below, first seen and priced at TESTDB_T0 - 3600: gpu-x
+ * ($3.60/h, 1 GPU) last seen at TESTDB_T0 and its Spot twin gpu-x-spot ($1.80/h) last
+ * seen at spot_last_seen. */
+static inline void testdb_gpu_x_sizes(const struct testdb *d, long long spot_last_seen) {
     const long long t = TESTDB_T0;
     testdb_execf(
         d,
         "INSERT INTO sizes(slug, vcpus, memory_mb, gpu_count, first_seen, last_seen) VALUES"
         " ('gpu-x', 8, 65536, 1, %lld, %lld), ('gpu-x-spot', 8, 65536, 1, %lld, %lld);"
         "INSERT INTO size_prices VALUES ('gpu-x', %lld, 3600000, 2419200000),"
-        " ('gpu-x-spot', %lld, 1800000, 1209600000);"
+        " ('gpu-x-spot', %lld, 1800000, 1209600000);",
+        t - 3600, t, t - 3600, spot_last_seen, t - 3600, t - 3600);
+}
+
+/* The worked example (see the top of this file), all times TESTDB_T0 + s. */
+static inline void testdb_worked_example(const struct testdb *d) {
+    const long long t = TESTDB_T0;
+    testdb_gpu_x_sizes(d, t - 3600);
+    testdb_execf(
+        d,
         "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, price_hourly_micro,"
         " first_seen, last_seen, deleted_at) VALUES"
         " ('pool-spot', 'c1', 'gpu-spot', 'gpu-x-spot', 'spot', 1800000, %lld, %lld, %lld),"
@@ -184,8 +195,8 @@ static inline void testdb_worked_example(const struct testdb *d) {
         " VALUES ('S', 'pool-spot', 'gpu-x-spot', 'spot', 1800000, %lld, %lld, %lld, 1, 8000,"
         " %lld, %lld),"
         " ('F', 'pool-fb', 'gpu-x', 'on-demand', 3600000, %lld, %lld, %lld, 1, 8000, %lld, %lld);",
-        t - 3600, t, t - 3600, t - 3600, t - 3600, t - 3600, t - 3600, t + 7230, t + 7230, t - 3600,
-        t + 7230, t - 30, t, t + 7200, t - 30, t + 7200, t - 30, t, t + 10800, t - 30, t + 10800);
+        t - 3600, t + 7230, t + 7230, t - 3600, t + 7230, t - 30, t, t + 7200, t - 30, t + 7200,
+        t - 30, t, t + 10800, t - 30, t + 10800);
     testdb_execf(
         d,
         "INSERT INTO tasks(uid, job_uid, namespace, name, configuration, experiment, created_at,"
@@ -225,12 +236,9 @@ static inline void testdb_worked_example(const struct testdb *d) {
  * run time 1000 s x the twin gpu-x's 1000 µ$/s) 1.000000. */
 static inline void testdb_identical_tasks(const struct testdb *d) {
     const long long t = TESTDB_T0;
+    testdb_gpu_x_sizes(d, t);
     testdb_execf(
         d,
-        "INSERT INTO sizes(slug, vcpus, memory_mb, gpu_count, first_seen, last_seen) VALUES"
-        " ('gpu-x', 8, 65536, 1, %lld, %lld), ('gpu-x-spot', 8, 65536, 1, %lld, %lld);"
-        "INSERT INTO size_prices VALUES ('gpu-x', %lld, 3600000, 2419200000),"
-        " ('gpu-x-spot', %lld, 1800000, 1209600000);"
         "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type, price_hourly_micro,"
         " first_seen, last_seen, deleted_at) VALUES"
         " ('pool-spot', 'c1', 'gpu-spot', 'gpu-x-spot', 'spot', 1800000, %lld, %lld, NULL),"
@@ -240,8 +248,8 @@ static inline void testdb_identical_tasks(const struct testdb *d) {
         " VALUES ('N', 'pool-spot', 'gpu-x-spot', 'spot', 1800000, %lld, %lld, %lld, 1, 8000,"
         " %lld, %lld),"
         " ('O', 'pool-od', 'gpu-x', 'on-demand', 3600000, %lld, %lld, %lld, 1, 8000, %lld, %lld);",
-        t - 3600, t, t - 3600, t, t - 3600, t - 3600, t - 3600, t + 5000, t - 3600, t + 5000,
-        t - 30, t, t + 5000, t - 30, t + 5000, t - 30, t, t + 5000, t - 30, t + 5000);
+        t - 3600, t + 5000, t - 3600, t + 5000, t - 30, t, t + 5000, t - 30, t + 5000, t - 30, t,
+        t + 5000, t - 30, t + 5000);
     for (int k = 0; k < 5; k++) {
         long long a = t + 1000LL * k, z = a + 1000;
         const char *cfg[2] = {"spot", "on-demand"}, *node[2] = {"N", "O"},
