@@ -20,6 +20,7 @@
 #include "source/do_token.h"
 #include "source/kube_auth.h"
 #include "base/log.h"
+#include "base/stopsig.h"
 #include "ingest/poll_do.h"
 #include "http/server.h"
 #include "store/store.h"
@@ -171,12 +172,8 @@ int main(int argc, char **argv) {
 
     /* signals: SIGPIPE ignored (MHD and curl leave it to us); SIGTERM/SIGINT are
      * blocked in every thread and collected by sigwait below */
-    signal(SIGPIPE, SIG_IGN);
     sigset_t stop_set;
-    sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGTERM);
-    sigaddset(&stop_set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
+    stopsig_block(&stop_set);
 
     /* before any thread starts (STYLE.md curl 1) */
     curl_global_init(CURL_GLOBAL_ALL);

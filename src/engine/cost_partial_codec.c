@@ -146,6 +146,21 @@ static size_t get_count(struct rd *r, int64_t v, size_t min_bytes) {
     return (size_t)v;
 }
 
+/* A configuration index; one out of range marks r bad (and reads as -1). */
+static int32_t get_config(struct rd *r) {
+    int64_t c = get64(r);
+    if (c >= 0 && c < COST_NCONFIG)
+        return (int32_t)c;
+    r->bad = true;
+    return -1;
+}
+
+/* Room for the n entries of sz bytes a list decodes into (at least one). */
+static void *alloc_entries(size_t n, size_t sz, size_t *cap) {
+    *cap = n ? n : 1;
+    return xcalloc(*cap, sz);
+}
+
 enum err cost_partial_decode(const void *data, size_t len, bool events, struct cost_partial **out) {
     if (!data || len < 4 || memcmp(data, MAGIC, 4) != 0)
         return ERR_INVAL;
@@ -166,8 +181,7 @@ enum err cost_partial_decode(const void *data, size_t len, bool events, struct c
             *f[i] = get64(&r);
     }
     size_t n = get_count(&r, cnt[0], 4 + 8 * COST_PART_NW);
-    p->nodes = xcalloc(n ? n : 1, sizeof *p->nodes);
-    p->cap_nodes = n ? n : 1;
+    p->nodes = alloc_entries(n, sizeof *p->nodes, &p->cap_nodes);
     for (size_t i = 0; i < n && !r.bad; i++) {
         struct cost_part_node *e = &p->nodes[p->n_nodes];
         e->name = getstr(&r);
@@ -177,8 +191,7 @@ enum err cost_partial_decode(const void *data, size_t len, bool events, struct c
             p->n_nodes++;
     }
     n = get_count(&r, cnt[1], 4 + 8 * (COST_NCONFIG + 2));
-    p->pools = xcalloc(n ? n : 1, sizeof *p->pools);
-    p->cap_pools = n ? n : 1;
+    p->pools = alloc_entries(n, sizeof *p->pools, &p->cap_pools);
     for (size_t i = 0; i < n && !r.bad; i++) {
         struct cost_part_pool *e = &p->pools[p->n_pools];
         e->id = getstr(&r);
@@ -190,50 +203,39 @@ enum err cost_partial_decode(const void *data, size_t len, bool events, struct c
             p->n_pools++;
     }
     n = get_count(&r, cnt[2], 4 + 8 * 5);
-    p->cf = xcalloc(n ? n : 1, sizeof *p->cf);
-    p->cap_cf = n ? n : 1;
+    p->cf = alloc_entries(n, sizeof *p->cf, &p->cap_cf);
     for (size_t i = 0; i < n && !r.bad; i++) {
         struct cost_part_cf *e = &p->cf[p->n_cf];
         e->pool = getstr(&r);
-        int64_t config = get64(&r);
-        e->config = config >= 0 && config < COST_NCONFIG ? (int32_t)config : -1;
+        e->config = get_config(&r);
         e->seg = get64(&r);
         e->work = get64(&r);
         e->wg = get64(&r);
         e->n = get64(&r);
         if (e->pool)
             p->n_cf++;
-        if (e->config < 0)
-            r.bad = true;
     }
     n = get_count(&r, cnt[3], 8 * 3);
-    p->restore = xcalloc(n ? n : 1, sizeof *p->restore);
-    p->cap_restore = n ? n : 1;
+    p->restore = alloc_entries(n, sizeof *p->restore, &p->cap_restore);
     for (size_t i = 0; i < n && !r.bad; i++) {
         struct cost_part_restore *e = &p->restore[p->n_restore++];
-        int64_t config = get64(&r);
-        e->config = config >= 0 && config < COST_NCONFIG ? (int32_t)config : -1;
+        e->config = get_config(&r);
         e->value = get64(&r);
         e->n = get64(&r);
-        if (e->config < 0 || e->n < 0)
+        if (e->n < 0)
             r.bad = true;
     }
     n = get_count(&r, cnt[5], 4 + 8);
-    p->running = xcalloc(n ? n : 1, sizeof *p->running);
-    p->cap_running = n ? n : 1;
+    p->running = alloc_entries(n, sizeof *p->running, &p->cap_running);
     for (size_t i = 0; i < n && !r.bad; i++) {
         struct cost_part_task *e = &p->running[p->n_running];
         e->uid = getstr(&r);
-        int64_t config = get64(&r);
-        e->config = config >= 0 && config < COST_NCONFIG ? (int32_t)config : 0;
-        if (config < 0 || config >= COST_NCONFIG)
-            r.bad = true;
+        e->config = get_config(&r);
         if (e->uid)
             p->n_running++;
     }
     n = events ? get_count(&r, cnt[4], 3 * 4 + 8 * 5) : 0;
-    p->events = xcalloc(n ? n : 1, sizeof *p->events);
-    p->cap_events = n ? n : 1;
+    p->events = alloc_entries(n, sizeof *p->events, &p->cap_events);
     for (size_t i = 0; i < n && !r.bad; i++) {
         struct cost_part_event *e = &p->events[p->n_events];
         e->pool = getstr(&r);
