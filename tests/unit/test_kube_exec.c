@@ -74,27 +74,29 @@ static const char COUNTING[] =
     "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
     "\"status\":{\"token\":\"tok-%s\",\"expirationTimestamp\":\"2026-12-01T00:00:00Z\"}}' $n\n";
 
+/* kube_exec_get(ex, rejected: the token the API refused, or NULL) answers with the
+ * token want (then freed), not a client certificate. */
+static void token_is(struct kube_exec *ex, const char *rejected, const char *want) {
+    char *tok = NULL, err[256];
+    bool cert = true;
+    assert_int_equal(kube_exec_get(ex, rejected, &tok, &cert, err, sizeof err), ERR_OK);
+    assert_string_equal(tok, want);
+    assert_false(cert);
+    secret_free(tok, 0);
+}
+
 static void test_cached_until_expiry(void **state) {
     struct dirfx *f = *state;
     struct kube_exec *ex = make(f, script(f, "plugin", COUNTING), NULL, 0);
-    char *tok = NULL, err[256];
-    bool cert = true;
     f->now = 1796083200 - 3600;
-    assert_int_equal(kube_exec_get(ex, NULL, &tok, &cert, err, sizeof err), ERR_OK);
-    assert_string_equal(tok, "tok-1");
-    assert_false(cert);
-    secret_free(tok, 0);
+    token_is(ex, NULL, "tok-1");
     /* an hour later, still 100 s before the expiry: the cache answers */
     f->now = 1796083200 - 100;
-    assert_int_equal(kube_exec_get(ex, NULL, &tok, &cert, err, sizeof err), ERR_OK);
-    assert_string_equal(tok, "tok-1");
-    secret_free(tok, 0);
+    token_is(ex, NULL, "tok-1");
     assert_int_equal(kube_exec_runs(ex), 1);
     /* the expiry passed: the plugin runs again */
     f->now = 1796083200;
-    assert_int_equal(kube_exec_get(ex, NULL, &tok, &cert, err, sizeof err), ERR_OK);
-    assert_string_equal(tok, "tok-2");
-    secret_free(tok, 0);
+    token_is(ex, NULL, "tok-2");
     assert_int_equal(kube_exec_runs(ex), 2);
     kube_exec_free(ex);
 }
@@ -102,22 +104,13 @@ static void test_cached_until_expiry(void **state) {
 static void test_rejected_token_reruns(void **state) {
     struct dirfx *f = *state;
     struct kube_exec *ex = make(f, script(f, "plugin", COUNTING), NULL, 0);
-    char *tok = NULL, err[256];
-    bool cert;
     f->now = 1796083200 - 3600;
-    assert_int_equal(kube_exec_get(ex, NULL, &tok, &cert, err, sizeof err), ERR_OK);
-    assert_string_equal(tok, "tok-1");
-    secret_free(tok, 0);
+    token_is(ex, NULL, "tok-1");
     /* an older rejected token (another thread already refreshed): no re-run */
-    assert_int_equal(kube_exec_get(ex, "tok-0", &tok, &cert, err, sizeof err), ERR_OK);
-    assert_string_equal(tok, "tok-1");
+    token_is(ex, "tok-0", "tok-1");
     assert_int_equal(kube_exec_runs(ex), 1);
     /* the API answered 401 to the current one: re-run */
-    char *old = tok;
-    assert_int_equal(kube_exec_get(ex, old, &tok, &cert, err, sizeof err), ERR_OK);
-    secret_free(old, 0);
-    assert_string_equal(tok, "tok-2");
-    secret_free(tok, 0);
+    token_is(ex, "tok-1", "tok-2");
     kube_exec_free(ex);
 }
 
@@ -125,15 +118,11 @@ static void test_expired_token_from_plugin(void **state) {
     struct dirfx *f = *state;
     /* the plugin hands out a token that is already expired: every get re-runs it */
     struct kube_exec *ex = make(f, script(f, "plugin", COUNTING), NULL, 0);
-    char *tok = NULL, err[256];
-    bool cert;
     f->now = 1796083200 + 10;
     for (int i = 1; i <= 3; i++) {
-        assert_int_equal(kube_exec_get(ex, NULL, &tok, &cert, err, sizeof err), ERR_OK);
         char want[16];
         snprintf(want, sizeof want, "tok-%d", i);
-        assert_string_equal(tok, want);
-        secret_free(tok, 0);
+        token_is(ex, NULL, want);
     }
     assert_int_equal(kube_exec_runs(ex), 3);
     kube_exec_free(ex);
