@@ -39,6 +39,22 @@
 
 #include "sim_parse_fx.h"
 
+/* One page of a DigitalOcean list at url (absolute): the GET, which answers 200. */
+static void get_page(struct fx *f, const char *url, struct reply *r) {
+    fx_get_url(f, url, TOKEN, GET_MS, r);
+    assert_int_equal(r->status, 200);
+}
+
+/* After the pages-th page: its links.next copied into url, or false at the list's
+ * end. Bounded: a list that still goes on after MAX_PAGES fails the test. */
+static bool next_page(char *url, size_t size, const char *next, int pages) {
+    if (!next)
+        return false;
+    assert_true(pages < MAX_PAGES);
+    snprintf(url, size, "%s", next);
+    return true;
+}
+
 static void test_sizes(void **state) {
     struct fx *f = *state;
     struct reply r;
@@ -66,8 +82,7 @@ static void test_sizes(void **state) {
     snprintf(url, sizeof url, "%s/v2/sizes?per_page=1", f->base);
     int pages = 0;
     for (;;) {
-        fx_get_url(f, url, TOKEN, GET_MS, &r);
-        assert_int_equal(r.status, 200);
+        get_page(f, url, &r);
         struct do_sizes l = {0};
         assert_int_equal(do_api_parse_sizes(buf_str(&r.body), r.body.len, &l, why, sizeof why),
                          ERR_OK);
@@ -75,13 +90,10 @@ static void test_sizes(void **state) {
         assert_int_equal(l.n, 1);
         assert_string_equal(l.v[0].slug, f->sc->sizes[pages].slug);
         pages++;
-        bool more = l.next != NULL;
-        if (more)
-            snprintf(url, sizeof url, "%s", l.next);
+        bool more = next_page(url, sizeof url, l.next, pages);
         do_sizes_release(&l);
         if (!more)
             break;
-        assert_true(pages < MAX_PAGES);
     }
     assert_int_equal(pages, f->sc->nsizes);
     print_message("sizes: %d parsed, prices equal the scenario's, %d pages of 1\n", f->sc->nsizes,
@@ -157,8 +169,7 @@ static void test_node_pools(void **state) {
         int pages = 0, pools = 0, nodes = 0;
         bool spot_seen = false;
         for (;;) {
-            fx_get_url(f, url, TOKEN, GET_MS, &r);
-            assert_int_equal(r.status, 200);
+            get_page(f, url, &r);
             struct do_pools l = {0};
             enum err rc = do_api_parse_pools(buf_str(&r.body), r.body.len, &l, why, sizeof why);
             if (rc != ERR_OK)
@@ -171,13 +182,10 @@ static void test_node_pools(void **state) {
             }
             pools += (int)l.n;
             pages++;
-            bool more = l.next != NULL;
-            if (more)
-                snprintf(url, sizeof url, "%s", l.next);
+            bool more = next_page(url, sizeof url, l.next, pages);
             do_pools_release(&l);
             if (!more)
                 break;
-            assert_true(pages < MAX_PAGES);
         }
         assert_int_equal(pools, want_pools);
         assert_false(spot_seen);    /* the reclaimed pool is gone */
@@ -268,8 +276,7 @@ static int64_t invoice_items_sum(struct fx *f, const char *uuid, int per, size_t
     *n = 0;
     *pages = 0;
     for (;;) {
-        fx_get_url(f, url, TOKEN, GET_MS, &r);
-        assert_int_equal(r.status, 200);
+        get_page(f, url, &r);
         struct do_invoice_items l = {0};
         enum err rc = do_api_parse_invoice_items(buf_str(&r.body), r.body.len, &l, why, sizeof why);
         if (rc != ERR_OK)
@@ -288,13 +295,10 @@ static int64_t invoice_items_sum(struct fx *f, const char *uuid, int per, size_t
         }
         *n += l.n;
         (*pages)++;
-        bool more = l.next != NULL;
-        if (more)
-            snprintf(url, sizeof url, "%s", l.next);
+        bool more = next_page(url, sizeof url, l.next, *pages);
         do_invoice_items_release(&l);
         if (!more)
             break;
-        assert_true(*pages < MAX_PAGES);
     }
     return sum;
 }
