@@ -311,14 +311,14 @@ static enum err finish_configs(struct cost_ctx *x) {
         const struct cost_group_acc *ga = &x->gacc[c];
         cr->config = (enum cost_config)c;
         cr->selected = x->q->configs == 0 || (x->q->configs & (1u << c));
-        cr->tasks_succeeded = ga->succeeded;
-        cr->tasks_failed = ga->failed;
-        cr->tasks_running = ga->running;
-        cr->attempts = ga->attempts;
-        cr->retries = ga->retries;
-        cr->interruptions = ga->interruptions;
-        cr->duplicates = ga->duplicates;
-        cr->duplicate_seconds = ga->dup_secs;
+        cr->tasks_succeeded = ga->n.succeeded;
+        cr->tasks_failed = ga->n.failed;
+        cr->tasks_running = ga->n.running;
+        cr->attempts = ga->n.attempts;
+        cr->retries = ga->n.retries;
+        cr->interruptions = ga->n.interruptions;
+        cr->duplicates = ga->n.duplicates;
+        cr->duplicate_seconds = ga->n.dup_secs;
         cr->partial = ga->partial;
         if (cr->selected && ga->partial)
             r->partial = true;

@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "engine/cost.h"
+#include "engine/cost_partial.h"
 
 /* Groups: configuration c inside the filters = c, outside = COST_NCONFIG + c. */
 #define COST_NGROUP (2 * COST_NCONFIG)
@@ -51,7 +52,7 @@ struct cost_cf_sample {
 
 struct cost_group_acc {
     bool partial; /* a task of the group is cut in two by W */
-    int64_t succeeded, failed, running, attempts, retries, interruptions, duplicates, dup_secs;
+    struct cost_counts n;
     int64_t kind_cost[COST_NKIND];
     int64_t idle;
 };

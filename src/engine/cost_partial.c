@@ -65,7 +65,7 @@ bool cost_partial_closed(const struct cost_partial *p, int64_t now) {
 int64_t cost_partial_running(const struct cost_partial *p) {
     int64_t n = 0;
     for (int c = 0; c < COST_NCONFIG; c++)
-        n += p->cfg[c].running;
+        n += p->cfg[c].n.running;
     return n;
 }
 
@@ -145,14 +145,7 @@ static enum err cap_after(struct cost_ctx *x, void *arg) {
     for (int c = 0; c < COST_NCONFIG; c++) {
         const struct cost_group_acc *g = &x->gacc[c];
         struct cost_part_config *pc = &p->cfg[c];
-        pc->succeeded = g->succeeded;
-        pc->failed = g->failed;
-        pc->running = g->running;
-        pc->attempts = g->attempts;
-        pc->retries = g->retries;
-        pc->interruptions = g->interruptions;
-        pc->duplicates = g->duplicates;
-        pc->dup_secs = g->dup_secs;
+        pc->n = g->n;
         pc->cf_tasks = x->cf_tasks[c];
         pc->cf_reported = x->cf_reported[c];
         pc->cf_runtime = x->cf_runtime[c];
@@ -216,6 +209,17 @@ enum err cost_partial_capture(const struct cost_input *in, const struct cost_que
 
 /* ---- merge ------------------------------------------------------------------ */
 
+static void group_counts_add(struct cost_counts *a, const struct cost_counts *b) {
+    a->succeeded += b->succeeded;
+    a->failed += b->failed;
+    a->running += b->running;
+    a->attempts += b->attempts;
+    a->retries += b->retries;
+    a->interruptions += b->interruptions;
+    a->duplicates += b->duplicates;
+    a->dup_secs += b->dup_secs;
+}
+
 static void add_counts(struct cost_partial *acc, const struct cost_partial *p) {
     if (p->from < acc->from)
         acc->from = p->from;
@@ -226,14 +230,7 @@ static void add_counts(struct cost_partial *acc, const struct cost_partial *p) {
     for (int c = 0; c < COST_NCONFIG; c++) {
         struct cost_part_config *a = &acc->cfg[c];
         const struct cost_part_config *b = &p->cfg[c];
-        a->succeeded += b->succeeded;
-        a->failed += b->failed;
-        a->running += b->running;
-        a->attempts += b->attempts;
-        a->retries += b->retries;
-        a->interruptions += b->interruptions;
-        a->duplicates += b->duplicates;
-        a->dup_secs += b->dup_secs;
+        group_counts_add(&a->n, &b->n);
         a->cf_tasks += b->cf_tasks;
         a->cf_reported += b->cf_reported;
         a->cf_runtime += b->cf_runtime;
@@ -399,10 +396,10 @@ void cost_partial_normalize(struct cost_partial *p) {
     p->n_running = sort_merge(p->running, p->n_running, sizeof *p->running, cmp_task, merge_task);
     /* running tasks: a set, counted per configuration */
     for (int c = 0; c < COST_NCONFIG; c++)
-        p->cfg[c].running = 0;
+        p->cfg[c].n.running = 0;
     for (size_t i = 0; i < p->n_running; i++)
         if (p->running[i].config >= 0 && p->running[i].config < COST_NCONFIG)
-            p->cfg[p->running[i].config].running++;
+            p->cfg[p->running[i].config].n.running++;
 }
 
 /* ---- compose ---------------------------------------------------------------- */
@@ -532,14 +529,7 @@ static enum err inject_after(struct cost_ctx *x, void *arg) {
         int g = group_of(x->q, c);
         const struct cost_part_config *pc = &s->cfg[c];
         struct cost_group_acc *ga = &x->gacc[g];
-        ga->succeeded += pc->succeeded;
-        ga->failed += pc->failed;
-        ga->running += pc->running;
-        ga->attempts += pc->attempts;
-        ga->retries += pc->retries;
-        ga->interruptions += pc->interruptions;
-        ga->duplicates += pc->duplicates;
-        ga->dup_secs += pc->dup_secs;
+        group_counts_add(&ga->n, &pc->n);
         if (g == c && c != COST_ON_DEMAND) {
             x->r->counterfactual.tasks += pc->cf_tasks;
             x->cf_reported[c] += pc->cf_reported;

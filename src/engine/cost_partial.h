@@ -55,8 +55,14 @@ struct cost_part_pool {
     int64_t ckpt_sum, ckpt_n;
 };
 
-struct cost_part_config {
+/* The counts of one configuration group, as the task pass counts them (cost_internal.h)
+ * and a part keeps them. */
+struct cost_counts {
     int64_t succeeded, failed, running, attempts, retries, interruptions, duplicates, dup_secs;
+};
+
+struct cost_part_config {
+    struct cost_counts n;
     int64_t cf_tasks, cf_reported, cf_runtime;
 };
 

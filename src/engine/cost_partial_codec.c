@@ -44,9 +44,9 @@ enum err cost_partial_encode(const struct cost_partial *p, struct buf *out) {
         rc = put64(out, head[i]);
     for (int c = 0; rc == ERR_OK && c < COST_NCONFIG; c++) {
         const struct cost_part_config *g = &p->cfg[c];
-        int64_t v[] = {g->succeeded, g->failed,        g->running,    g->attempts,
-                       g->retries,   g->interruptions, g->duplicates, g->dup_secs,
-                       g->cf_tasks,  g->cf_reported,   g->cf_runtime};
+        int64_t v[] = {g->n.succeeded, g->n.failed,        g->n.running,    g->n.attempts,
+                       g->n.retries,   g->n.interruptions, g->n.duplicates, g->n.dup_secs,
+                       g->cf_tasks,    g->cf_reported,     g->cf_runtime};
         for (size_t i = 0; rc == ERR_OK && i < sizeof v / sizeof v[0]; i++)
             rc = put64(out, v[i]);
     }
@@ -174,9 +174,9 @@ enum err cost_partial_decode(const void *data, size_t len, bool events, struct c
         cnt[i] = get64(&r);
     for (int c = 0; c < COST_NCONFIG; c++) {
         struct cost_part_config *g = &p->cfg[c];
-        int64_t *f[] = {&g->succeeded, &g->failed,        &g->running,    &g->attempts,
-                        &g->retries,   &g->interruptions, &g->duplicates, &g->dup_secs,
-                        &g->cf_tasks,  &g->cf_reported,   &g->cf_runtime};
+        int64_t *f[] = {&g->n.succeeded, &g->n.failed,        &g->n.running,    &g->n.attempts,
+                        &g->n.retries,   &g->n.interruptions, &g->n.duplicates, &g->n.dup_secs,
+                        &g->cf_tasks,    &g->cf_reported,     &g->cf_runtime};
         for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
             *f[i] = get64(&r);
     }

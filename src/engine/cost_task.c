@@ -227,9 +227,9 @@ static void count_outcome(const struct cost_ctx *x, const struct task_st *ts) {
         ok = ts->nwin;
     } else if (task->outcome == COST_TASK_FAILED && cost_in_window(x->q, task->completed_at)) {
         ok = ts->nwin > 1 ? cost_min64((int64_t)ts->nsucc, ts->nwin) : 0;
-        ga->failed += ts->nwin - ok;
+        ga->n.failed += ts->nwin - ok;
     }
-    ga->succeeded += ok;
+    ga->n.succeeded += ok;
     if (x->r->tasks) {
         x->r->tasks[ts->t].selected = ts->g < COST_NCONFIG;
         x->r->tasks[ts->t].succeeded = ok;
@@ -254,8 +254,8 @@ static void count_duplicates(const struct cost_ctx *x, struct task_st *ts) {
         if (until <= h->s)
             continue;
         if (cost_in_window(q, h->s))
-            ts->ga->duplicates++;
-        ts->ga->dup_secs += cost_max64(0, cost_min64(until, q->to) - cost_max64(h->s, q->from));
+            ts->ga->n.duplicates++;
+        ts->ga->n.dup_secs += cost_max64(0, cost_min64(until, q->to) - cost_max64(h->s, q->from));
     }
 }
 
@@ -280,7 +280,7 @@ static enum err account_loss(struct cost_ctx *x, const struct task_st *ts, int32
         if (ev[v] && ev[v] >= s && ev[v] < lost)
             lost = ev[v];
     if (cost_in_window(q, lost))
-        ts->ga->interruptions++;
+        ts->ga->n.interruptions++;
     int32_t next = i + 1;
     while (next < ts->hi && at(x, next)->started_at == 0)
         next++;
@@ -321,9 +321,9 @@ static enum err account_attempt(struct cost_ctx *x, const struct task_st *ts, in
     bool open = h->open, win = h->win;
     int64_t created = cost_attempt_order(a);
     if (cost_in_window(q, s ? s : created)) {
-        ga->attempts++;
+        ga->n.attempts++;
         if (i - ts->lo >= ts->nwin)
-            ga->retries++;
+            ga->n.retries++;
         if (!rt)
             x->r->attempts_unscheduled++;
     }
@@ -428,7 +428,7 @@ enum err cost_task_pass(struct cost_ctx *x) {
             if ((rc = account_attempt(x, &ts, i, &held_in_w)) != ERR_OK)
                 return rc;
         if (ts.task->outcome == COST_TASK_RUNNING && held_in_w) {
-            ts.ga->running++;
+            ts.ga->n.running++;
             if (x->hook && (rc = buf_append(&x->running, &ts.t, sizeof ts.t)) != ERR_OK)
                 return rc;
         }
