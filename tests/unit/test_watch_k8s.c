@@ -371,6 +371,22 @@ static void base_lists(struct fk *f) {
     fk_list(f, R_PDBS, "8", PDB_TRAIN, NULL);
 }
 
+/* base_lists, and pods listed at resourceVersion 10: p1 (running since 10:01). */
+static void p1_listed(struct fk *f) {
+    base_lists(f);
+    char *pg = items(1, pod("p1", "Running", "8", 1, -1, NULL, false));
+    fk_list(f, R_PODS, "10", pg, NULL);
+    free(pg);
+}
+
+/* p1_listed, and the first pods watch stream begun in b (the caller's to queue and
+ * release): p2 (running since 10:02) ADDED at resourceVersion 11. */
+static void p2_streamed(struct fk *f, struct buf *b) {
+    p1_listed(f);
+    buf_init(b, 0);
+    line(b, "ADDED", pod("p2", "Running", "11", 2, -1, NULL, true));
+}
+
 /* --- fixture ------------------------------------------------------------------------ */
 
 struct tfx {
@@ -467,6 +483,18 @@ static int logged_auth(struct fk *f, const char *auth, int status) {
     } while (0)
 
 /* --- tests ---------------------------------------------------------------------------- */
+
+/* p2 was removed, the only removal, at a watch stream's Date (the real clock here:
+ * from since - 1 to now + 1); its deletionTimestamp is kept as delete_requested_at
+ * (requested_at). */
+static void p2_removed_at_stream_date(struct tfx *t, int64_t since, int64_t requested_at) {
+    int64_t removed = fk_db_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
+    assert_true(removed >= since - 1 && removed <= (int64_t)time(NULL) + 1);
+    assert_int_equal(fk_db_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
+                     requested_at);
+    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"),
+                     1);
+}
 
 static void test_sync_once(void **state) {
     struct tfx *t = *state;
@@ -568,16 +596,11 @@ static void test_watch_stream_edges(void **state) {
     /* p2's removal is the DELETED event's source time: the Date of its watch
      * stream (this fake sends the real clock's), never its deletionTimestamp
      * (10:07, a request) -- decisions 5 and 6 of docs/cost-model.md */
-    int64_t removed = fk_db_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
-    assert_true(removed >= started - 1 && removed <= (int64_t)time(NULL) + 1);
-    assert_int_equal(fk_db_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
-                     1772445600 + 7 * 60);
+    p2_removed_at_stream_date(t, started, 1772445600 + 7 * 60);
     assert_int_equal(fk_db_int(t->db, "SELECT finished_at FROM attempts WHERE uid = 'p1'"),
                      1772445600 + 9 * 60);
     assert_int_equal(fk_db_int(t->db, "SELECT started_at FROM attempts WHERE uid = 'p4'"),
                      1772445600 + 3 * 60);
-    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"),
-                     1);
     char rv[16];
     snprintf(rv, sizeof rv, "%lld",
              (long long)fk_db_int(t->db,
@@ -589,13 +612,8 @@ static void test_watch_stream_edges(void **state) {
 static void test_restart_same_db(void **state) {
     struct tfx *t = *state;
     struct fk *f = t->f;
-    base_lists(f);
-    char *pg = items(1, pod("p1", "Running", "8", 1, -1, NULL, false));
-    fk_list(f, R_PODS, "10", pg, NULL);
-    free(pg);
     struct buf b;
-    buf_init(&b, 0);
-    line(&b, "ADDED", pod("p2", "Running", "11", 2, -1, NULL, true));
+    p2_streamed(f, &b);
     bookmark(&b, "12");
     fk_watch(f, R_PODS, 200, buf_str(&b), false, 200);
 
@@ -609,8 +627,8 @@ static void test_restart_same_db(void **state) {
 
     /* while the watcher is down: p2 is deleted, p3 created; the API server replays
      * both to a watch from 12, and a relist shows p1 and p3 only */
-    pg = items(2, pod("p1", "Running", "8", 1, -1, NULL, false),
-               pod("p3", "Running", "14", 3, -1, NULL, false));
+    char *pg = items(2, pod("p1", "Running", "8", 1, -1, NULL, false),
+                     pod("p3", "Running", "14", 3, -1, NULL, false));
     fk_list(f, R_PODS, "20", pg, NULL);
     free(pg);
     buf_reset(&b);
@@ -646,21 +664,13 @@ static void test_restart_same_db(void **state) {
     assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts"), 3);
     /* removed at the replaying stream's Date (the real clock here), not at its
      * deletionTimestamp 10:04 (a request, kept as delete_requested_at) */
-    int64_t removed = fk_db_int(t->db, "SELECT deleted_at FROM attempts WHERE uid = 'p2'");
-    assert_true(removed >= restarted - 1 && removed <= (int64_t)time(NULL) + 1);
-    assert_int_equal(fk_db_int(t->db, "SELECT delete_requested_at FROM attempts WHERE uid = 'p2'"),
-                     1772445600 + 4 * 60);
-    assert_int_equal(fk_db_int(t->db, "SELECT count(*) FROM attempts WHERE deleted_at IS NOT NULL"),
-                     1);
+    p2_removed_at_stream_date(t, restarted, 1772445600 + 4 * 60);
 }
 
 static void test_token_rotation(void **state) {
     struct tfx *t = *state;
     struct fk *f = t->f;
-    base_lists(f);
-    char *pg = items(1, pod("p1", "Running", "8", 1, -1, NULL, false));
-    fk_list(f, R_PODS, "10", pg, NULL);
-    free(pg);
+    p1_listed(f);
     struct watch_k8s *w = new_watcher(t, t->s);
     assert_int_equal(watch_k8s_start(w), ERR_OK);
     wait_for(logged(f, R_PODS, true, NULL) > 0, 10000);
@@ -694,13 +704,8 @@ static void test_token_rotation(void **state) {
 static void test_event_time_is_stream_age(void **state) {
     struct tfx *t = *state;
     struct fk *f = t->f;
-    base_lists(f);
-    char *pg = items(1, pod("p1", "Running", "8", 1, -1, NULL, false));
-    fk_list(f, R_PODS, "10", pg, NULL);
-    free(pg);
     struct buf b;
-    buf_init(&b, 0);
-    line(&b, "ADDED", pod("p2", "Running", "11", 2, -1, NULL, true));
+    p2_streamed(f, &b);
     fk_watch(f, R_PODS, 200, buf_str(&b), false, 200);
     buf_reset(&b);
     line(&b, "DELETED", pod("p2", "Failed", "12", 2, -1, "2026-03-02T10:04:00Z", true));
