@@ -11,28 +11,13 @@
 #include <cmocka.h>
 
 #include "service/app.h"
+#include "fake_env.h"
 #include "service/config.h"
-
-static const char *fake_env[16][2];
-static int n_fake_env;
-
-static const char *fake_getenv(const char *name) {
-    for (int i = 0; i < n_fake_env; i++)
-        if (strcmp(fake_env[i][0], name) == 0)
-            return fake_env[i][1];
-    return NULL;
-}
 
 static int reset_env(void **state) {
     (void)state;
-    n_fake_env = 0;
+    fake_env_reset();
     return 0;
-}
-
-static void setenv_fake(const char *k, const char *v) {
-    fake_env[n_fake_env][0] = k;
-    fake_env[n_fake_env][1] = v;
-    n_fake_env++;
 }
 
 static enum config_result parse(struct config *cfg, char *err, int argc, ...) {
@@ -286,7 +271,7 @@ static void test_cluster_flag(void **state) {
     assert_int_equal(cfg.n_clusters, 2);
     assert_string_equal(cfg.clusters[1].value, "ctx-y");
     config_release(&cfg);
-    n_fake_env = 0;
+    fake_env_reset();
 
     assert_int_equal(parse(&cfg, err, 4, "--cluster", "a=x", "--cluster", "a=y"), CONFIG_BAD);
     assert_string_equal(err, "--cluster: 'a' is named twice");

@@ -19,30 +19,17 @@
 #include "base/secret.h"
 #include "source/do_token.h"
 #include "source/kube_auth.h"
+#include "fake_env.h"
 #include "tmpdir.h"
 
 static char g_dir[64];
-static const char *g_env[16][2];
-static int g_nenv;
-
-static const char *fake_getenv(const char *name) {
-    for (int i = 0; i < g_nenv; i++)
-        if (strcmp(g_env[i][0], name) == 0)
-            return g_env[i][1];
-    return NULL;
-}
-
-static void setenv_fake(const char *k, const char *v) {
-    g_env[g_nenv][0] = k;
-    g_env[g_nenv++][1] = v;
-}
 
 static int setup(void **state) {
     (void)state;
     snprintf(g_dir, sizeof g_dir, "/tmp/spotledger-ka-XXXXXX");
     if (!mkdtemp(g_dir))
         return -1;
-    g_nenv = 0;
+    fake_env_reset();
     setenv_fake("TMPDIR", g_dir);
     return 0;
 }
@@ -301,7 +288,7 @@ static void test_do_token_sources(void **state) {
     token_found(NULL, NULL, "from-work", src, sizeof src);
     /* an explicit --doctl-config whose context has no token */
     const char *dc = put("d.yaml", "context: gone\nauth-contexts: {work: w}\n");
-    g_nenv--; /* drop DIGITALOCEAN_CONTEXT */
+    fake_env_pop(); /* drop DIGITALOCEAN_CONTEXT */
     assert_int_equal(do_token_find(NULL, dc, fake_getenv, &tok, src, sizeof src, err, sizeof err),
                      ERR_NOTFOUND);
     assert_non_null(strstr(err, "context 'gone'"));
