@@ -169,20 +169,30 @@ enum err store_stmt_window(struct store *s, const char *sql, int64_t from, int64
     return ERR_OK;
 }
 
+enum err store_lookup(struct store *s, const char *sql, const char *key, const char *what,
+                      sqlite3_stmt **st) {
+    enum err rc = store_stmt(s, sql, st);
+    if (rc != ERR_OK)
+        return rc;
+    store_bind_text(*st, 1, key);
+    int r = sqlite3_step(*st);
+    if (r == SQLITE_ROW)
+        return ERR_OK;
+    rc = r == SQLITE_DONE ? ERR_NOTFOUND : store_fail(s, r, what);
+    sqlite3_reset(*st);
+    return rc;
+}
+
 enum err store_exists(struct store *s, const char *sql, const char *key, const char *what,
                       bool *out) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, sql, &st);
-    if (rc != ERR_OK)
+    enum err rc = store_lookup(s, sql, key, what, &st);
+    if (rc == ERR_OK)
+        sqlite3_reset(st);
+    if (rc != ERR_OK && rc != ERR_NOTFOUND)
         return rc;
-    store_bind_text(st, 1, key);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW || r == SQLITE_DONE)
-        *out = r == SQLITE_ROW;
-    else
-        rc = store_fail(s, r, what);
-    sqlite3_reset(st);
-    return rc;
+    *out = rc == ERR_OK;
+    return ERR_OK;
 }
 
 void *store_rows(struct store *s, sqlite3_stmt *st, size_t elem, store_row_fn *row, void *arg,

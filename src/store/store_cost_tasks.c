@@ -327,18 +327,14 @@ static enum err fill_placeholders(struct store *s, struct wload *w) {
         if (!w->wt[k].touched)
             continue;
         sqlite3_stmt *st;
-        enum err rc = store_stmt(s, SQL_ONE_TASK, &st);
-        if (rc != ERR_OK)
-            return rc;
-        store_bind_text(st, 1, w->wt[k].uid);
-        int r = sqlite3_step(st);
-        if (r == SQLITE_ROW) {
+        enum err rc = store_lookup(s, SQL_ONE_TASK, w->wt[k].uid, "load task", &st);
+        if (rc == ERR_OK) {
             read_task_row(w, st, &w->wt[k]);
             w->wt[k].touched = true;
+            sqlite3_reset(st);
+        } else if (rc != ERR_NOTFOUND) {
+            return rc;
         }
-        sqlite3_reset(st);
-        if (r != SQLITE_ROW && r != SQLITE_DONE)
-            return store_fail(s, r, "load task");
     }
     return ERR_OK;
 }

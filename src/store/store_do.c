@@ -55,23 +55,14 @@ static const char SQL_PRICE_ADD[] =
 /* Latest price row: ERR_NOTFOUND if none. */
 static enum err last_price(struct store *s, const char *slug, int64_t *h, int64_t *m) {
     sqlite3_stmt *st;
-    enum err rc = store_stmt(s, SQL_PRICE_LAST, &st);
+    enum err rc = store_lookup(s, SQL_PRICE_LAST, slug, "size price", &st);
     if (rc != ERR_OK)
         return rc;
-    store_bind_text(st, 1, slug);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW) {
-        *h = sqlite3_column_int64(st, 0);
-        if (m)
-            *m = sqlite3_column_int64(st, 1);
-        rc = ERR_OK;
-    } else if (r == SQLITE_DONE) {
-        rc = ERR_NOTFOUND;
-    } else {
-        rc = store_fail(s, r, "size price");
-    }
+    *h = sqlite3_column_int64(st, 0);
+    if (m)
+        *m = sqlite3_column_int64(st, 1);
     sqlite3_reset(st);
-    return rc;
+    return ERR_OK;
 }
 
 enum err store_do_upsert_size(struct store *s, const struct do_size *z, int64_t seen,
@@ -602,20 +593,19 @@ static enum err reconcile_input_of(struct store *s, const char *period, const ch
     memcpy(in.period, period, 7);
     in.period[7] = '\0';
     sqlite3_stmt *st;
-    int r;
     enum err rc = ERR_OK;
     if (fleet) {
         store_set_read_clusters(s, *fleet ? fleet : NULL);
         rc = load_fleet_clusters(s, &in);
-    } else if ((rc = store_stmt(s, SQL_RC_CLUSTER, &st)) == ERR_OK) {
-        store_bind_text(st, 1, cluster_id);
-        if ((r = sqlite3_step(st)) == SQLITE_ROW) {
+    } else {
+        rc = store_lookup(s, SQL_RC_CLUSTER, cluster_id, "reconcile cluster", &st);
+        if (rc == ERR_NOTFOUND) {
+            rc = ERR_OK; /* never seen: cluster_id as given, below */
+        } else if (rc == ERR_OK) {
             in.cluster_id = store_column_dup(st, 0);
             in.cluster_name = store_column_dup(st, 1);
-        } else if (r != SQLITE_DONE) {
-            rc = store_fail(s, r, "reconcile cluster");
+            sqlite3_reset(st);
         }
-        sqlite3_reset(st);
     }
     if (rc != ERR_OK)
         goto out;
@@ -635,16 +625,14 @@ static enum err reconcile_input_of(struct store *s, const char *period, const ch
     if (rc != ERR_OK)
         goto out;
 
-    if ((rc = store_stmt(s, SQL_RC_INVOICE, &st)) != ERR_OK)
-        goto out;
-    store_bind_text(st, 1, in.period);
-    if ((r = sqlite3_step(st)) == SQLITE_ROW) {
+    rc = store_lookup(s, SQL_RC_INVOICE, in.period, "reconcile invoice", &st);
+    if (rc == ERR_NOTFOUND) {
+        rc = ERR_OK; /* no invoice (yet) for the period */
+    } else if (rc == ERR_OK) {
         in.invoice_uuid = store_column_dup(st, 0);
         in.invoice_preview = sqlite3_column_int(st, 1) != 0;
-    } else if (r != SQLITE_DONE) {
-        rc = store_fail(s, r, "reconcile invoice");
+        sqlite3_reset(st);
     }
-    sqlite3_reset(st);
     if (rc != ERR_OK || !in.invoice_uuid)
         goto out;
 

@@ -75,6 +75,11 @@ int64_t store_col_or(sqlite3_stmt *st, int col, int64_t dflt);
 enum err store_stmt_window(struct store *s, const char *sql, int64_t from, int64_t to,
                            sqlite3_stmt **out);
 
+/* A lookup by one text parameter ?1 = key: ERR_OK with *st on its first row
+ * (read it, then sqlite3_reset), ERR_NOTFOUND when it returns none, else
+ * store_fail(what); *st is reset unless ERR_OK. */
+enum err store_lookup(struct store *s, const char *sql, const char *key, const char *what,
+                      sqlite3_stmt **st);
 /* Whether a query taking one text parameter ?1 = key returns a row (*out). A
  * failed step: store_fail(what). */
 enum err store_exists(struct store *s, const char *sql, const char *key, const char *what,
