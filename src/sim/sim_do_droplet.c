@@ -10,6 +10,13 @@
 
 /* --- droplets (the cluster's nodes as DigitalOcean lists them) --- */
 
+/* "key": [] */
+static void empty_list(struct jsonw *j, const char *key) {
+    jsonw_key(j, key);
+    jsonw_arr(j);
+    jsonw_arr_end(j);
+}
+
 static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, int64_t now) {
     const struct sim_node *n = &w->nodes[node];
     const struct sim_pool *p = &w->pools[n->pool];
@@ -28,14 +35,10 @@ static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, i
     jsonw_arr(j);
     jsonw_str(j, "private_networking");
     jsonw_arr_end(j);
-    jsonw_key(j, "backup_ids");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
+    empty_list(j, "backup_ids");
     jsonw_key(j, "next_backup_window");
     jsonw_null(j);
-    jsonw_key(j, "snapshot_ids");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
+    empty_list(j, "snapshot_ids");
     jsonw_key(j, "image");
     jsonw_obj(j);
     jsonw_kint(j, "id", 160000000);
@@ -45,9 +48,7 @@ static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, i
     jsonw_kstr(j, "type", "base");
     jsonw_kstr(j, "status", "available");
     jsonw_obj_end(j);
-    jsonw_key(j, "volume_ids");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
+    empty_list(j, "volume_ids");
     jsonw_key(j, "size");
     sim_do_size_json(j, w, sz, n->created_t); /* a Droplet keeps the rate of its creation */
     jsonw_kstr(j, "size_slug", sz->slug);
@@ -56,7 +57,7 @@ static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, i
     jsonw_key(j, "v4");
     jsonw_arr(j);
     char ip[32];
-    snprintf(ip, sizeof ip, "10.116.%d.%d", (node / 250) % 250, node % 250 + 2);
+    sim_node_private_ip(node, ip);
     jsonw_obj(j);
     jsonw_kstr(j, "ip_address", ip);
     jsonw_kstr(j, "netmask", "255.255.0.0");
@@ -64,9 +65,7 @@ static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, i
     jsonw_kstr(j, "type", "private");
     jsonw_obj_end(j);
     jsonw_arr_end(j);
-    jsonw_key(j, "v6");
-    jsonw_arr(j);
-    jsonw_arr_end(j);
+    empty_list(j, "v6");
     jsonw_obj_end(j);
     jsonw_key(j, "region");
     jsonw_obj(j);

@@ -366,3 +366,7 @@ int64_t sim_world_seq_at(const struct sim_world *w, int64_t t) {
 int sim_world_log_after(const struct sim_world *w, int64_t after) {
     return log_first_above(w, after, true);
 }
+
+void sim_node_private_ip(int idx, char out[32]) {
+    snprintf(out, 32, "10.116.%d.%d", (idx / 250) % 250, idx % 250 + 2);
+}

@@ -35,11 +35,7 @@ void sim_render_job(struct jsonw *j, const struct sim_world *w, int idx, int64_t
                     bool with_kind) {
     const struct sim_job *job = &w->jobs[idx];
     const struct sim_workload *wl = &w->sc->workloads[job->workload];
-    jsonw_obj(j);
-    sim_render_kind_header(j, SIM_K_JOB, with_kind);
-    jsonw_key(j, "metadata");
-    jsonw_obj(j);
-    jsonw_kstr(j, "name", job->name);
+    sim_render_begin(j, SIM_K_JOB, with_kind, job->name);
     jsonw_kstr(j, "namespace", w->sc->namespace_);
     jsonw_kstr(j, "uid", job->uid);
     sim_render_krv(j, sim_seqs_at(&job->seqs, asof));

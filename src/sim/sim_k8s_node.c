@@ -57,11 +57,7 @@ void sim_render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_
     bool cordoned = V(n->cordon_seq), ready = V(n->ready_seq);
     int64_t lost_t = sim_node_lost_since(n, asof), ready_since = sim_node_ready_since(n, asof);
     bool lost = lost_t != SIM_NEVER;
-    jsonw_obj(j);
-    sim_render_kind_header(j, SIM_K_NODE, with_kind);
-    jsonw_key(j, "metadata");
-    jsonw_obj(j);
-    jsonw_kstr(j, "name", n->name);
+    sim_render_begin(j, SIM_K_NODE, with_kind, n->name);
     jsonw_kstr(j, "uid", n->uid);
     sim_render_krv(j, sim_seqs_at(&n->seqs, asof));
     jsonw_ktime(j, "creationTimestamp", n->reg_t);
@@ -157,7 +153,7 @@ void sim_render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_
     jsonw_key(j, "addresses");
     jsonw_arr(j);
     char ip[32];
-    snprintf(ip, sizeof ip, "10.116.%d.%d", (idx / 250) % 250, idx % 250 + 2);
+    sim_node_private_ip(idx, ip);
     jsonw_obj(j);
     jsonw_kstr(j, "type", "InternalIP");
     jsonw_kstr(j, "address", ip);

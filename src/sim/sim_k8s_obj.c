@@ -194,11 +194,15 @@ void sim_render_write_labels(struct jsonw *j, const struct sim_labels *l) {
     jsonw_obj_end(j);
 }
 
-void sim_render_kind_header(struct jsonw *j, enum sim_kind kind, bool with_kind) {
+void sim_render_begin(struct jsonw *j, enum sim_kind kind, bool with_kind, const char *name) {
+    jsonw_obj(j);
     if (with_kind) {
         jsonw_kstr(j, "kind", sim_kind_name(kind));
         jsonw_kstr(j, "apiVersion", sim_kind_api_version(kind));
     }
+    jsonw_key(j, "metadata");
+    jsonw_obj(j);
+    jsonw_kstr(j, "name", name);
 }
 
 void sim_render_krv(struct jsonw *j, int64_t rv) {
@@ -238,11 +242,7 @@ void sim_render_condition(struct jsonw *j, const char *type, const char *status,
 static void render_event(struct jsonw *j, const struct sim_world *w, int idx, int64_t asof,
                          bool with_kind) {
     const struct sim_kevent *ev = &w->events[idx];
-    jsonw_obj(j);
-    sim_render_kind_header(j, SIM_K_EVENT, with_kind);
-    jsonw_key(j, "metadata");
-    jsonw_obj(j);
-    jsonw_kstr(j, "name", ev->name);
+    sim_render_begin(j, SIM_K_EVENT, with_kind, ev->name);
     jsonw_kstr(j, "namespace", ev->ns);
     jsonw_kstr(j, "uid", ev->uid);
     sim_render_krv(j, sim_obj_rv(w, SIM_K_EVENT, idx, asof));

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "sim/sim_k8s_obj.h"
+#include "sim/sim_k8s_render.h"
 
 bool sim_pdb_exists(const struct sim_world *w, int idx) {
     const struct sim_workload *wl = &w->sc->workloads[idx];
@@ -28,14 +29,7 @@ void sim_pdb_render(struct jsonw *j, const struct sim_world *w, int idx, int64_t
     if (desired < 0)
         desired = 0;
     int allowed = healthy - desired > 0 ? healthy - desired : 0;
-    jsonw_obj(j);
-    if (with_kind) {
-        jsonw_kstr(j, "kind", "PodDisruptionBudget");
-        jsonw_kstr(j, "apiVersion", "policy/v1");
-    }
-    jsonw_key(j, "metadata");
-    jsonw_obj(j);
-    jsonw_kstr(j, "name", wl->name);
+    sim_render_begin(j, SIM_K_PDB, with_kind, wl->name);
     jsonw_kstr(j, "namespace", w->sc->namespace_);
     char uid[37];
     /* stable per seed and workload: 8-4-4-4-12 hex from both */
@@ -45,7 +39,7 @@ void sim_pdb_render(struct jsonw *j, const struct sim_world *w, int idx, int64_t
     snprintf(uid, sizeof uid, "%08llx-%04llx-4%03llx-8%03llx-%012llx", h >> 32, (h >> 16) & 0xffff,
              h & 0xfff, (h >> 20) & 0xfff, (h * 1099511628211ULL) & 0xffffffffffffULL);
     jsonw_kstr(j, "uid", uid);
-    jsonw_kstr(j, "resourceVersion", "1");
+    sim_render_krv(j, 1);
     jsonw_kint(j, "generation", 1);
     jsonw_ktime(j, "creationTimestamp", w->sc->start - 86400);
     jsonw_obj_end(j);

@@ -235,11 +235,7 @@ void sim_render_pod(struct jsonw *j, const struct sim_world *w, int idx, int64_t
     bool gcfail = V(p->gcfail_seq), disrupt = V(p->disrupt_seq), delreq = V(p->delreq_seq);
     int64_t lost_t = node ? sim_node_lost_since(node, asof) : SIM_NEVER;
     bool node_lost = lost_t != SIM_NEVER && lost_t >= p->start_t;
-    jsonw_obj(j);
-    sim_render_kind_header(j, SIM_K_POD, with_kind);
-    jsonw_key(j, "metadata");
-    jsonw_obj(j);
-    jsonw_kstr(j, "name", p->name);
+    sim_render_begin(j, SIM_K_POD, with_kind, p->name);
     char gen[80];
     if (tk->index >= 0)
         snprintf(gen, sizeof gen, "%s-%d-", job->name, tk->index);

@@ -27,8 +27,9 @@ void sim_render_add_label(struct sim_labels *l, const char *k, const char *v);
 void sim_render_workload_labels(const struct sim_workload *wl, struct sim_labels *l);
 /* "labels": {...} of l. */
 void sim_render_write_labels(struct jsonw *j, const struct sim_labels *l);
-/* "apiVersion" (and "kind" when with_kind) of kind. */
-void sim_render_kind_header(struct jsonw *j, enum sim_kind kind, bool with_kind);
+/* Opens an object of kind: {, "kind" and "apiVersion" when with_kind, then
+ * "metadata":{"name":name — the caller writes the rest of its metadata. */
+void sim_render_begin(struct jsonw *j, enum sim_kind kind, bool with_kind, const char *name);
 /* "resourceVersion": rv as a string. */
 void sim_render_krv(struct jsonw *j, int64_t rv);
 /* key: a Kubernetes quantity of milli units ("2", "500m"). */

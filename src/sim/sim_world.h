@@ -227,6 +227,10 @@ int sim_world_log_after(const struct sim_world *w, int64_t after);
 /* An object's resourceVersion as of `asof`: its last change seq <= asof (0 if none). */
 int64_t sim_seqs_at(const struct sim_seqs *s, int64_t asof);
 
+/* Node idx's private IPv4 address ("10.116.x.y"), the same in DigitalOcean's
+ * droplet and in Kubernetes' Node. */
+void sim_node_private_ip(int idx, char out[32]);
+
 /* Whether a fact with this seq is visible as of `asof`. */
 static inline bool sim_vis(int64_t fact_seq, int64_t asof) {
     return fact_seq <= asof;
