@@ -42,8 +42,7 @@ void sim_render_job(struct jsonw *j, const struct sim_world *w, int idx, int64_t
     jsonw_kint(j, "generation", 1);
     jsonw_ktime(j, "creationTimestamp", job->created_t);
     struct sim_labels l;
-    sim_obj_labels(w, SIM_K_JOB, idx, &l);
-    sim_render_write_labels(j, &l);
+    sim_render_obj_labels(j, w, SIM_K_JOB, idx, &l);
     if (V(job->deleted_seq))
         jsonw_ktime(j, "deletionTimestamp", job->deleted_t);
     jsonw_obj_end(j);

@@ -62,8 +62,7 @@ void sim_render_node(struct jsonw *j, const struct sim_world *w, int idx, int64_
     sim_render_krv(j, sim_seqs_at(&n->seqs, asof));
     jsonw_ktime(j, "creationTimestamp", n->reg_t);
     struct sim_labels l;
-    sim_obj_labels(w, SIM_K_NODE, idx, &l);
-    sim_render_write_labels(j, &l);
+    sim_render_obj_labels(j, w, SIM_K_NODE, idx, &l);
     jsonw_key(j, "annotations");
     jsonw_obj(j);
     char csi[64];

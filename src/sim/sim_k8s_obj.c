@@ -194,6 +194,12 @@ void sim_render_write_labels(struct jsonw *j, const struct sim_labels *l) {
     jsonw_obj_end(j);
 }
 
+void sim_render_obj_labels(struct jsonw *j, const struct sim_world *w, enum sim_kind kind, int idx,
+                           struct sim_labels *l) {
+    sim_obj_labels(w, kind, idx, l);
+    sim_render_write_labels(j, l);
+}
+
 void sim_render_begin(struct jsonw *j, enum sim_kind kind, bool with_kind, const char *name) {
     jsonw_obj(j);
     if (with_kind) {

@@ -247,8 +247,7 @@ void sim_render_pod(struct jsonw *j, const struct sim_world *w, int idx, int64_t
     sim_render_krv(j, sim_seqs_at(&p->seqs, asof));
     jsonw_ktime(j, "creationTimestamp", p->created_t);
     struct sim_labels l;
-    sim_obj_labels(w, SIM_K_POD, idx, &l);
-    sim_render_write_labels(j, &l);
+    sim_render_obj_labels(j, w, SIM_K_POD, idx, &l);
     if (tk->index >= 0) {
         jsonw_key(j, "annotations");
         jsonw_obj(j);

@@ -27,6 +27,9 @@ void sim_render_add_label(struct sim_labels *l, const char *k, const char *v);
 void sim_render_workload_labels(const struct sim_workload *wl, struct sim_labels *l);
 /* "labels": {...} of l. */
 void sim_render_write_labels(struct jsonw *j, const struct sim_labels *l);
+/* Object idx's labels (sim_obj_labels) into l, and written as "labels". */
+void sim_render_obj_labels(struct jsonw *j, const struct sim_world *w, enum sim_kind kind, int idx,
+                           struct sim_labels *l);
 /* Opens an object of kind: {, "kind" and "apiVersion" when with_kind, then
  * "metadata":{"name":name — the caller writes the rest of its metadata. */
 void sim_render_begin(struct jsonw *j, enum sim_kind kind, bool with_kind, const char *name);
