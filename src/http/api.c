@@ -69,6 +69,13 @@ bool api_json_done(struct response *resp, enum err rc) {
     return true;
 }
 
+bool api_db_open(struct request *req, struct response *resp) {
+    if (req->db)
+        return true;
+    response_error(resp, 503, "unavailable", "the database is not open");
+    return false;
+}
+
 bool api_no_params(struct request *req, struct response *resp) {
     if (!req->nparams)
         return true;

@@ -43,6 +43,10 @@ bool api_query_parse(struct request *req, struct response *resp, struct api_quer
  * 200 and returns true; else 500 "cannot write the response", false. */
 bool api_json_done(struct response *resp, enum err rc);
 
+/* Whether this thread's database connection is open; when not, fills resp with 503
+ * {"error":{"code":"unavailable","message":"the database is not open"}}. */
+bool api_db_open(struct request *req, struct response *resp);
+
 /* A route that takes no parameter: on any, fills resp with 400 naming the first
  * ("unknown parameter '<key>'") and returns false. */
 bool api_no_params(struct request *req, struct response *resp);

@@ -41,10 +41,8 @@ static void filter_jobs(struct store_advice_data *d, const struct api_query *q) 
 /* Runs the advisor for q's window. On failure fills resp and returns false. */
 static bool advise(struct request *req, struct response *resp, const struct api_query *q,
                    struct advice_result **out) {
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return false;
-    }
     const struct config *cfg = req->app ? req->app->cfg : NULL;
     enum cost_config dflt = calc_default_config(req->app ? &req->app->calc : NULL);
     struct store_advice_data *d = NULL;

@@ -62,10 +62,8 @@ static bool failed(struct response *resp, enum err rc) {
 /* Clears *out; false (resp 503) without a database. */
 static bool db_ready(struct request *req, struct response *resp, struct calc *out) {
     memset(out, 0, sizeof *out);
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return false;
-    }
     return true;
 }
 

@@ -244,10 +244,8 @@ void api_experiments(struct request *req, struct response *resp) {
         api_route_by_cluster(req, resp, &q, api_experiments, "experiments");
         goto out;
     }
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         goto out;
-    }
     if (figures) {
         char key[64];
         struct api_cache_slot slot;

@@ -20,10 +20,8 @@
 void api_exports(struct request *req, struct response *resp) {
     if (!api_no_params(req, resp))
         return;
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     struct store_export_row *rows = xcalloc(EXPORTS_LIST_MAX, sizeof *rows);
     size_t n = 0;
     enum err rc = store_export_list(req->db, rows, EXPORTS_LIST_MAX, &n);
@@ -136,10 +134,8 @@ void api_export_csv(struct request *req, struct response *resp) {
                        "window it completed); basis=completion applies to kind=summary");
         return;
     }
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     int64_t now = api_now(req);
     /* a window that is over is computed as of its end (a week exactly as the
      * weekly file), as the summary is: its bytes then depend only on the rows */

@@ -15,10 +15,8 @@
 static char (*fleet_names(struct request *req, struct response *resp, const struct api_query *q,
                           size_t *n))[STORE_CLUSTER_NAME_MAX] {
     *n = 0;
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return NULL;
-    }
     char(*names)[STORE_CLUSTER_NAME_MAX] = calloc(FLEET_MAX_CLUSTERS, sizeof *names);
     enum err rc = names ? store_cluster_names(req->db, q->clusters[0] ? q->clusters : NULL, names,
                                               FLEET_MAX_CLUSTERS, n)

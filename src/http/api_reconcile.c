@@ -134,10 +134,8 @@ void api_reconciliation(struct request *req, struct response *resp) {
     char sel[API_CLUSTERS_MAX];
     if (!api_clusters_parse(req, resp, sel, sizeof sel))
         return;
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     struct reconcile_result r;
     enum err rc = api_reconcile_period(req, period, sel, api_now(req), &r);
     if (rc != ERR_OK) {

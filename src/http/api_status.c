@@ -84,10 +84,8 @@ static void clusters(struct request *req, struct jsonw *w) {
 }
 
 void api_status(struct request *req, struct response *resp) {
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     if (!api_no_params(req, resp))
         return;
     struct jsonw w;

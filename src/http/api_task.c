@@ -24,10 +24,8 @@ void api_task(struct request *req, struct response *resp) {
         response_error(resp, 400, "bad_parameter", "uid: not a task uid");
         return;
     }
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     struct calc c;
     memset(&c, 0, sizeof c);
     struct store_cost_opts o = calc_store_opts(req->app ? &req->app->calc : NULL);

@@ -153,10 +153,8 @@ void api_tasks(struct request *req, struct response *resp) {
     struct list_params p;
     if (!parse_list_params(req, resp, &q, &p))
         return;
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     struct calc c;
     struct calc_settings local;
     enum err rc = calc_task_life(req->db, api_calc_settings(req, &q, &local), q.w.from, q.w.to,

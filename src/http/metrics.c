@@ -137,10 +137,8 @@ static void reconcile_metrics(struct request *req, struct buf *b) {
 }
 
 void metrics_handle(struct request *req, struct response *resp) {
-    if (!req->db) {
-        response_error(resp, 503, "unavailable", "the database is not open");
+    if (!api_db_open(req, resp))
         return;
-    }
     struct buf *b = &resp->body;
     const char *ver[] = {"version", SPOTLEDGER_VERSION, NULL};
     promw_family(b, "spotledger_build_info", "gauge", "Build information.");
