@@ -12,6 +12,12 @@ trap cleanup EXIT
 fail() { echo "e2e_service: $*" >&2; exit 1; }
 
 start() {
+  # empty both logs here, before the start: the background job's own redirections
+  # truncate them only when it runs, so wait_ledger could otherwise find the first
+  # run's "listening on" and the check below read an err not yet written (a loaded
+  # machine failed "second start migrated again:" with err empty this way)
+  : >"$dir/out"
+  : >"$dir/err"
   "$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$SPOTLEDGER_ROOT/web" >"$dir/out" 2>"$dir/err" &
   pid=$!
   wait_ledger "$dir/out" "$dir/err"
