@@ -110,8 +110,15 @@ static const char SQL_CLUSTER[] =
     "ORDER BY (id = :id) DESC, last_seen DESC, id LIMIT 1";
 // clang-format on
 
-static const char *keep(struct store_advice_data *d, sqlite3_stmt *st, int col) {
-    return store_arena_col(&d->arena, st, col);
+/* What the row readers get: the data (its arena holds their strings) and the
+ * configuration of a Job that names none. */
+struct row_ctx {
+    struct store_advice_data *d;
+    enum cost_config dflt;
+};
+
+static const char *keep(const struct row_ctx *c, sqlite3_stmt *st, int col) {
+    return store_arena_col(&c->d->arena, st, col);
 }
 
 static bool col_is(sqlite3_stmt *st, int col, const char *v) {
@@ -138,71 +145,72 @@ static enum err finish(struct store *s, sqlite3_stmt *st, int r, const char *wha
     return rc;
 }
 
-/* One row of a list query into the record at out (zeroed); arg: the load's. */
-typedef void row_fn(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg);
-
-static void pool_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
-    (void)arg;
+static bool pool_row(sqlite3_stmt *st, void *out, void *arg) {
+    const struct row_ctx *c = arg;
     struct advice_pool *p = out;
-    p->id = keep(d, st, 0);
-    p->name = keep(d, st, 1);
-    p->size = keep(d, st, 2);
-    p->cluster_id = keep(d, st, 3);
+    p->id = keep(c, st, 0);
+    p->name = keep(c, st, 1);
+    p->size = keep(c, st, 2);
+    p->cluster_id = keep(c, st, 3);
     p->spot = col_is(st, 4, "spot");
     p->auto_scale = store_col_or(st, 5, 0) != 0;
     p->min_nodes = store_col_or(st, 6, -1);
     p->max_nodes = store_col_or(st, 7, -1);
     p->node_count = store_col_or(st, 8, -1);
-    p->labels_json = keep(d, st, 9);
-    p->taints_json = keep(d, st, 10);
+    p->labels_json = keep(c, st, 9);
+    p->taints_json = keep(c, st, 10);
     p->price_hourly = store_col_or(st, 11, 0);
     p->deleted_at = store_col_or(st, 12, 0);
+    return true;
 }
 
-static void size_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
-    (void)arg;
+static bool size_row(sqlite3_stmt *st, void *out, void *arg) {
+    const struct row_ctx *c = arg;
     struct advice_size *z = out;
-    z->slug = keep(d, st, 0);
+    z->slug = keep(c, st, 0);
     z->vcpus = store_col_or(st, 1, -1);
     z->memory_mb = store_col_or(st, 2, -1);
     z->gpu_count = store_col_or(st, 3, -1);
-    z->gpu_model = keep(d, st, 4);
+    z->gpu_model = keep(c, st, 4);
     z->gpu_vram_gb = store_col_or(st, 5, -1);
+    return true;
 }
 
-static void node_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
-    (void)arg;
+static bool node_row(sqlite3_stmt *st, void *out, void *arg) {
+    const struct row_ctx *c = arg;
     struct advice_node *n = out;
-    n->name = keep(d, st, 0);
-    n->pool_id = keep(d, st, 1);
+    n->name = keep(c, st, 0);
+    n->pool_id = keep(c, st, 1);
     n->spot = col_is(st, 2, "spot");
     n->created_at = store_col_or(st, 3, 0);
     n->ready_at = store_col_or(st, 4, 0);
     n->deleted_at = store_col_or(st, 5, 0);
+    return true;
 }
 
-static void reclaim_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
-    (void)arg;
+static bool reclaim_row(sqlite3_stmt *st, void *out, void *arg) {
+    const struct row_ctx *c = arg;
     struct advice_reclaim *x = out;
-    x->pool_id = keep(d, st, 0);
+    x->pool_id = keep(c, st, 0);
     x->detected_at = store_col_or(st, 1, 0);
     x->signal_at = store_col_or(st, 2, 0);
+    return true;
 }
 
-/* arg: the enum cost_config of a Job that names none */
-static void job_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
+static bool job_row(sqlite3_stmt *st, void *out, void *arg) {
+    const struct row_ctx *c = arg;
     struct advice_job *j = out;
-    j->uid = keep(d, st, 0);
-    j->ns = keep(d, st, 1);
-    j->name = keep(d, st, 2);
-    const char *c = (const char *)sqlite3_column_text(st, 3);
-    if (!c || cost_config_parse(c, &j->config) != ERR_OK)
-        j->config = *(const enum cost_config *)arg;
+    j->uid = keep(c, st, 0);
+    j->ns = keep(c, st, 1);
+    j->name = keep(c, st, 2);
+    const char *cfg = (const char *)sqlite3_column_text(st, 3);
+    if (!cfg || cost_config_parse(cfg, &j->config) != ERR_OK)
+        j->config = c->dflt;
     j->backoff_limit = store_col_or(st, 4, -1);
     j->ttl_after_finished = store_col_or(st, 5, -1);
     j->has_pod_failure_policy = store_col_or(st, 6, 0) != 0;
     j->pfp_ignores_disruption = store_col_or(st, 7, 0) != 0;
-    j->spec_json = keep(d, st, 8);
+    j->spec_json = keep(c, st, 8);
     j->tasks = store_col_or(st, 9, 0);
     j->tasks_failed = store_col_or(st, 10, 0);
     j->outcomes_lost = store_col_or(st, 11, 0);
@@ -210,20 +218,22 @@ static void job_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, co
     j->attempts = store_col_or(st, 13, 0);
     j->interrupted = store_col_or(st, 14, 0);
     j->checkpoint_reports = store_col_or(st, 15, 0);
+    return true;
 }
 
-static void pdb_row(struct store_advice_data *d, sqlite3_stmt *st, void *out, const void *arg) {
-    (void)arg;
+static bool pdb_row(sqlite3_stmt *st, void *out, void *arg) {
+    const struct row_ctx *c = arg;
     struct advice_pdb *b = out;
-    b->ns = keep(d, st, 0);
-    b->name = keep(d, st, 1);
+    b->ns = keep(c, st, 0);
+    b->name = keep(c, st, 1);
     b->max_unavailable = store_col_or(st, 2, -1);
     b->max_unavailable_pct = store_col_or(st, 3, -1);
     b->min_available = store_col_or(st, 4, -1);
     b->min_available_pct = store_col_or(st, 5, -1);
     b->expected_pods = store_col_or(st, 6, -1);
     b->pods_on_spot = store_col_or(st, 7, 0);
-    b->spot_pool_id = keep(d, st, 8);
+    b->spot_pool_id = keep(c, st, 8);
+    return true;
 }
 
 /* A list query: its SQL, how many of (since, until, max + 1) it binds as ?1.., the
@@ -233,7 +243,7 @@ struct list_query {
     const char *sql;
     int binds;
     size_t elem;
-    row_fn *row;
+    store_row_fn *row;
     const char *what;
     size_t max;
 };
@@ -251,11 +261,11 @@ static const struct list_query Q_JOBS = {
 static const struct list_query Q_PDBS = {SQL_PDBS,      2, sizeof(struct advice_pdb), pdb_row,
                                          "advice pdbs", 0};
 
-/* The rows of q, appended as records to a new array (*v, *n; the caller owns *v
- * also on an error). */
-static enum err load_list(struct store *s, struct store_advice_data *d, const struct list_query *q,
-                          int64_t since, int64_t until, const void *arg, void **v, size_t *n,
-                          bool *truncated) {
+/* The rows of q as records of a new array (*v, *n; the caller owns *v also on
+ * an error). The SQL of a capped query returns one row past max at most: that
+ * row is read, then dropped and counted in *truncated. */
+static enum err load_list(struct store *s, const struct list_query *q, int64_t since, int64_t until,
+                          struct row_ctx *c, void **v, size_t *n, bool *truncated) {
     sqlite3_stmt *st;
     enum err rc = store_stmt(s, q->sql, &st);
     if (rc != ERR_OK)
@@ -263,22 +273,12 @@ static enum err load_list(struct store *s, struct store_advice_data *d, const st
     const int64_t bind[3] = {since, until, (int64_t)q->max + 1};
     for (int i = 0; i < q->binds; i++)
         sqlite3_bind_int64(st, i + 1, bind[i]);
-    size_t cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (q->max && *n == q->max) {
-            *truncated = true;
-            continue;
-        }
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 256;
-            *v = xrealloc(*v, cap * q->elem);
-        }
-        void *rec = (char *)*v + (*n)++ * q->elem;
-        memset(rec, 0, q->elem);
-        q->row(d, st, rec, arg);
+    *v = store_rows(s, st, q->elem, q->row, c, n, q->what, &rc);
+    if (q->max && *n > q->max) {
+        *n = q->max;
+        *truncated = true;
     }
-    return finish(s, st, r, q->what);
+    return rc;
 }
 
 static enum err load_lag(struct store *s, struct store_advice_data *d, int64_t since,
@@ -303,7 +303,7 @@ static enum err load_cluster(struct store *s, struct store_advice_data *d, const
     store_bind_text(st, sqlite3_bind_parameter_index(st, ":id"), cluster_id);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
-        d->in.cluster = keep(d, st, 0);
+        d->in.cluster = store_arena_col(&d->arena, st, 0);
         r = SQLITE_DONE;
     }
     return finish(s, st, r, "advice cluster");
@@ -318,17 +318,12 @@ enum err store_advice_load(struct store *s, int64_t since, int64_t until,
     void *v[6] = {0};
     size_t n[6] = {0};
     bool truncated = false;
-    enum err rc = load_list(s, d, &Q_POOLS, since, until, NULL, &v[0], &n[0], &truncated);
-    if (rc == ERR_OK)
-        rc = load_list(s, d, &Q_SIZES, since, until, NULL, &v[1], &n[1], &truncated);
-    if (rc == ERR_OK)
-        rc = load_list(s, d, &Q_NODES, since, until, NULL, &v[2], &n[2], &truncated);
-    if (rc == ERR_OK)
-        rc = load_list(s, d, &Q_RECLAIMS, since, until, NULL, &v[3], &n[3], &truncated);
-    if (rc == ERR_OK)
-        rc = load_list(s, d, &Q_JOBS, since, until, &default_config, &v[4], &n[4], &truncated);
-    if (rc == ERR_OK)
-        rc = load_list(s, d, &Q_PDBS, since, until, NULL, &v[5], &n[5], &truncated);
+    struct row_ctx c = {d, default_config};
+    static const struct list_query *const q[6] = {&Q_POOLS,    &Q_SIZES, &Q_NODES,
+                                                  &Q_RECLAIMS, &Q_JOBS,  &Q_PDBS};
+    enum err rc = ERR_OK;
+    for (int k = 0; k < 6 && rc == ERR_OK; k++)
+        rc = load_list(s, q[k], since, until, &c, &v[k], &n[k], &truncated);
     d->pools = v[0];
     d->sizes = v[1];
     d->nodes = v[2];
