@@ -1,4 +1,4 @@
-# spotledger — one GNU Makefile (STYLE.md 24-26).
+# spotledger — one GNU Makefile (docs/style.md 24-26).
 #
 #   make            build ./spotledger and ./spotsim (optimised, -Werror)
 #   make run        start spotsim's demo week and spotledger against it

@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
     sigset_t stop_set;
     stopsig_block(&stop_set);
 
-    /* before any thread starts (STYLE.md curl 1) */
+    /* before any thread starts (docs/style.md curl 1) */
     curl_global_init(CURL_GLOBAL_ALL);
 
     int status = 1;

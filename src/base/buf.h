@@ -1,8 +1,8 @@
-/* buf — the growing byte buffer, with a hard maximum (STYLE.md 13).
+/* buf — the growing byte buffer, with a hard maximum (docs/style.md 13).
  *
  * Invariants: data is NULL or NUL-terminated at data[len]; len < cap; len <= max.
  * An append that would exceed max fails with ERR_TOOBIG and leaves the buffer as it
- * was. This is the only place in the tree that calls realloc for growing data.
+ * was. Bytes grow only here; arrays of records double through xrealloc (XGROW).
  * Thread rule: a buf belongs to one thread at a time. */
 #ifndef SPOTLEDGER_BUF_H
 #define SPOTLEDGER_BUF_H

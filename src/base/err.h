@@ -1,4 +1,4 @@
-/* err — the one error type of spotledger (STYLE.md 7).
+/* err — the one error type of spotledger (docs/style.md 7).
  *
  * Fallible functions return enum err and write results through out-params only on
  * ERR_OK. Library codes (CURLcode, HTTP status, SQLITE_*, json_tokener_error,

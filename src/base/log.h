@@ -1,4 +1,4 @@
-/* log — leveled, one line per event, to stderr (STYLE.md 16).
+/* log — leveled, one line per event, to stderr (docs/style.md 16).
  *
  * Format: "2026-11-29T15:04:05Z warn store: insert failed: database error".
  * log_msg checks the level before formatting anything. Lines are written with a

@@ -2,7 +2,7 @@
  *
  * Both servers use it: the service's (http/server.c) and spotsim's
  * (sim/sim_server.c) fill a struct request from MHD (copying everything: MHD's
- * pointers die with the request, STYLE.md MHD 1) and send the struct response
+ * pointers die with the request, docs/style.md MHD 1) and send the struct response
  * back; route handlers (http/router.c, http/api_*.c, sim/sim_*_api.c) only see
  * these structs, so tests drive them directly. It sits in base/ so spotsim needs
  * nothing of the service's layers. `db` and `app` are the service's context,

@@ -10,14 +10,6 @@
 #include "base/xalloc.h"
 #include "engine/cost_internal.h"
 
-#define GROW(arr, n, cap)                                                                          \
-    do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap)*2 : 16;                                                          \
-            (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                        \
-        }                                                                                          \
-    } while (0)
-
 static const char *nz(const char *s) {
     return s ? s : "";
 }
@@ -90,7 +82,7 @@ static enum err cap_evidence(struct cost_ctx *x, int32_t pool, const struct cost
     struct cost_partial *p = arg;
     if (lost < p->from - COST_RECLAIM_LOOKBACK || lost >= p->to + COST_RECLAIM_SPREAD)
         return ERR_OK;
-    GROW(p->events, p->n_events, p->cap_events);
+    XGROW(p->events, p->n_events, p->cap_events, 16);
     struct cost_part_event *e = &p->events[p->n_events++];
     e->pool = xstrdup(pool_key(x->in, pool));
     e->task = xstrdup(nz(x->in->tasks[task].uid));
@@ -125,7 +117,7 @@ static enum err cap_after(struct cost_ctx *x, void *arg) {
             continue;
         if (!in->nodes[i].name)
             return ERR_INVAL;
-        GROW(p->nodes, p->n_nodes, p->cap_nodes);
+        XGROW(p->nodes, p->n_nodes, p->cap_nodes, 16);
         struct cost_part_node *pn = &p->nodes[p->n_nodes++];
         pn->name = xstrdup(in->nodes[i].name);
         memcpy(pn->w, w, sizeof pn->w);
@@ -135,7 +127,7 @@ static enum err cap_after(struct cost_ctx *x, void *arg) {
         const struct cost_pool_rt *pr = &x->prt[q];
         if (!h[0] && !h[1] && !h[2] && !pr->ckpt_n && !pr->ckpt_sum)
             continue;
-        GROW(p->pools, p->n_pools, p->cap_pools);
+        XGROW(p->pools, p->n_pools, p->cap_pools, 16);
         struct cost_part_pool *pp = &p->pools[p->n_pools++];
         pp->id = xstrdup(pool_key(in, (int32_t)q));
         memcpy(pp->held, h, sizeof pp->held);
@@ -159,7 +151,7 @@ static enum err cap_after(struct cost_ctx *x, void *arg) {
                 p->restore[p->n_restore - 1].n++;
                 continue;
             }
-            GROW(p->restore, p->n_restore, p->cap_restore);
+            XGROW(p->restore, p->n_restore, p->cap_restore, 16);
             p->restore[p->n_restore++] = (struct cost_part_restore){c, v[i], 1};
         }
     }
@@ -168,7 +160,7 @@ static enum err cap_after(struct cost_ctx *x, void *arg) {
     for (size_t i = 0; i < ncf; i++) {
         if (s[i].group >= COST_NCONFIG)
             return ERR_INVAL;
-        GROW(p->cf, p->n_cf, p->cap_cf);
+        XGROW(p->cf, p->n_cf, p->cap_cf, 16);
         struct cost_part_cf *pc = &p->cf[p->n_cf++];
         pc->pool = xstrdup(pool_key(in, s[i].pool));
         pc->config = s[i].group;
@@ -180,7 +172,7 @@ static enum err cap_after(struct cost_ctx *x, void *arg) {
     size_t nrun = x->running.len / sizeof(int32_t);
     const int32_t *run = (const int32_t *)(const void *)x->running.data;
     for (size_t i = 0; i < nrun; i++) {
-        GROW(p->running, p->n_running, p->cap_running);
+        XGROW(p->running, p->n_running, p->cap_running, 16);
         p->running[p->n_running].uid = xstrdup(nz(in->tasks[run[i]].uid));
         p->running[p->n_running++].config = (int32_t)in->tasks[run[i]].config;
     }

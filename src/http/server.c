@@ -1,5 +1,5 @@
 /* server — see server.h. Per-request state is a struct conn_state hung on MHD's
- * con_cls (STYLE.md MHD 4) and freed by the completion callback, which also fires
+ * con_cls (docs/style.md MHD 4) and freed by the completion callback, which also fires
  * on client aborts. Per-connection state is a struct tracked hung on MHD's
  * socket_context (MHD_OPTION_NOTIFY_CONNECTION), linked in srv->conns while the
  * connection is open, so the reaper thread can cut a connection that has not
@@ -110,7 +110,7 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct respons
             resp->fd = -1;
     } else if (resp->body.data) {
         /* the body's malloc'd storage passes to MHD, which frees it: no copy of
-         * the answer per request, and never a loan (STYLE.md MHD 2) */
+         * the answer per request, and never a loan (docs/style.md MHD 2) */
         size_t len;
         char *body = buf_detach(&resp->body, &len);
         r = MHD_create_response_from_buffer_with_free_callback(len, body, free);

@@ -22,7 +22,7 @@
 #include "base/xalloc.h"
 
 static void seqs_add(struct sim_seqs *s, int64_t seq) {
-    GROW(s->v, s->n, s->cap);
+    XGROW(s->v, s->n, s->cap, 64);
     s->v[s->n++] = seq;
 }
 
@@ -40,7 +40,7 @@ static bool ev_less(const struct sim_ev *a, const struct sim_ev *b) {
 }
 
 void sim_eng_push(struct sim_eng *e, int64_t t, int type, int a, int b, int64_t tok) {
-    GROW(e->heap, e->nheap, e->capheap);
+    XGROW(e->heap, e->nheap, e->capheap, 64);
     struct sim_ev x = {t, e->ord++, type, a, b, tok};
     int i = e->nheap++;
     while (i > 0) {
@@ -80,7 +80,7 @@ static struct sim_ev pop(struct sim_eng *e) {
 
 int64_t sim_eng_emit(struct sim_eng *e, enum sim_kind kind, int idx, enum sim_etype et) {
     struct sim_world *w = e->w;
-    GROW(w->log, w->nlog, w->caplog);
+    XGROW(w->log, w->nlog, w->caplog, 64);
     int64_t seq = ++e->seq;
     /* field by field over zeroed bytes: the 2 padding bytes must be defined too, so
      * the log compares byte for byte (test_determinism; valgrind flagged them) */
@@ -121,7 +121,7 @@ void sim_eng_kevent(struct sim_eng *e, enum sim_kind kind, int obj, const char *
     struct sim_world *w = e->w;
     if (kind == SIM_K_NODE && w->nodes[obj].reg_seq == SIM_NEVER)
         return; /* no Node object yet: nothing to attach the event to */
-    GROW(w->events, w->nevents, w->capevents);
+    XGROW(w->events, w->nevents, w->capevents, 64);
     int i = w->nevents++;
     struct sim_kevent *ev = &w->events[i];
     memset(ev, 0, sizeof *ev);

@@ -73,16 +73,6 @@ struct sim_eng {
     int job_counter[SIM_MAX_WORKLOADS];
 };
 
-/* Grows arr (n used of cap) to hold one more: indexes only, pointers move when
- * arrays grow. */
-#define GROW(arr, n, cap)                                                                          \
-    do {                                                                                           \
-        if ((n) >= (cap)) {                                                                        \
-            (cap) = (cap) ? (cap)*2 : 64;                                                          \
-            (arr) = xrealloc((arr), (size_t)(cap) * sizeof *(arr));                                \
-        }                                                                                          \
-    } while (0)
-
 /* --- sim_engine.c: the heap and the change log --- */
 
 /* Schedules an event of type at t with its arguments (tok: a token a handler

@@ -29,7 +29,7 @@ int sim_eng_pool_active_nodes(struct sim_eng *e, int pool) {
 
 int sim_eng_pool_new(struct sim_eng *e, int spec, int generation, int64_t t) {
     struct sim_world *w = e->w;
-    GROW(w->pools, w->npools, w->cappools);
+    XGROW(w->pools, w->npools, w->cappools, 64);
     int i = w->npools++;
     struct sim_pool *p = &w->pools[i];
     memset(p, 0, sizeof *p);
@@ -49,7 +49,7 @@ int sim_eng_pool_new(struct sim_eng *e, int spec, int generation, int64_t t) {
 
 int sim_eng_node_new(struct sim_eng *e, int pool, int64_t created_t) {
     struct sim_world *w = e->w;
-    GROW(w->nodes, w->nnodes, w->capnodes);
+    XGROW(w->nodes, w->nnodes, w->capnodes, 64);
     int i = w->nnodes++;
     struct sim_node *n = &w->nodes[i];
     memset(n, 0, sizeof *n);
@@ -142,7 +142,7 @@ void sim_eng_pod_create(struct sim_eng *e, int task) {
     if (j->done_t != SIM_NEVER || j->deleted_t != SIM_NEVER || tk->outcome == SIM_OUT_SUCCEEDED ||
         tk->current_pod >= 0)
         return;
-    GROW(w->pods, w->npods, w->cappods);
+    XGROW(w->pods, w->npods, w->cappods, 64);
     int i = w->npods++;
     struct sim_pod *p = &w->pods[i];
     memset(p, 0, sizeof *p);
@@ -173,9 +173,9 @@ void sim_eng_pod_create(struct sim_eng *e, int task) {
     p->created_t = e->now;
     p->created_seq = sim_eng_emit(e, SIM_K_POD, i, SIM_ADDED);
     tk->current_pod = i;
-    GROW(j->pods, j->npods, j->cappods);
+    XGROW(j->pods, j->npods, j->cappods, 64);
     j->pods[j->npods++] = i;
-    GROW(e->pending, e->npending, e->cappending);
+    XGROW(e->pending, e->npending, e->cappending, 64);
     e->pending[e->npending++] = i;
     sim_eng_kevent(e, SIM_K_JOB, tk->job, "SuccessfulCreate", "Normal", "job-controller", false,
                    "Created pod: %s", w->pods[i].name);

@@ -9,7 +9,7 @@
 
 static int reclaim_new(struct sim_eng *e, int pool) {
     struct sim_world *w = e->w;
-    GROW(w->reclaims, w->nreclaims, w->capreclaims);
+    XGROW(w->reclaims, w->nreclaims, w->capreclaims, 64);
     int r = w->nreclaims++;
     w->reclaims[r] = (struct sim_reclaim){pool, e->now, SIM_NEVER, SIM_NEVER, SIM_NEVER, 0};
     for (int i = 0; i < w->nnodes; i++) {

@@ -12,7 +12,7 @@
 void sim_eng_on_arrive(struct sim_eng *e, int wl_idx) {
     struct sim_world *w = e->w;
     const struct sim_workload *wl = &e->sc->workloads[wl_idx];
-    GROW(w->jobs, w->njobs, w->capjobs);
+    XGROW(w->jobs, w->njobs, w->capjobs, 64);
     int j = w->njobs++;
     struct sim_job *job = &w->jobs[j];
     memset(job, 0, sizeof *job);
@@ -25,7 +25,7 @@ void sim_eng_on_arrive(struct sim_eng *e, int wl_idx) {
     job->first_task = w->ntasks;
     job->ntasks = wl->completions;
     for (int k = 0; k < wl->completions; k++) {
-        GROW(w->tasks, w->ntasks, w->captasks);
+        XGROW(w->tasks, w->ntasks, w->captasks, 64);
         struct sim_task *tk = &w->tasks[w->ntasks++];
         memset(tk, 0, sizeof *tk);
         tk->job = j;

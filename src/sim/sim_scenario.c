@@ -1,5 +1,5 @@
 /* sim_scenario — see sim_scenario.h. json-c is used only here and every value is
- * type-checked before use (STYLE.md json-c 3): a wrong type is an error naming
+ * type-checked before use (docs/style.md json-c 3): a wrong type is an error naming
  * the field, never a silent 0. */
 #include "sim/sim_scenario.h"
 

@@ -1,6 +1,6 @@
 /* sim_scenario_get — the scenario parser's typed getters over json-c (used by
  * sim_scenario.c only): an absent key gives the default, a wrong type fails the
- * parse with one line naming the field (STYLE.md json-c 3), never a silent 0.
+ * parse with one line naming the field (docs/style.md json-c 3), never a silent 0.
  * The first failure wins; later ones are ignored.
  * Thread rule: any thread (no globals). */
 #ifndef SPOTLEDGER_SIM_SCENARIO_GET_H

@@ -1,6 +1,6 @@
 /* sim_server — see sim_server.h. Per-request state hangs on MHD's con_cls and is
- * freed by the completion callback (STYLE.md MHD 4); every MHD string is copied
- * into a struct request before use (STYLE.md MHD 1). */
+ * freed by the completion callback (docs/style.md MHD 4); every MHD string is copied
+ * into a struct request before use (docs/style.md MHD 1). */
 #include "sim/sim_server.h"
 
 #include <microhttpd.h>

@@ -216,7 +216,7 @@ struct sim_world {
 
 /* Runs the whole simulation from sc->start to `horizon` with `seed`.
  * Returns the world (caller frees with sim_world_free). Never fails on valid
- * scenarios (allocation failure aborts, STYLE.md 14). */
+ * scenarios (allocation failure aborts, docs/style.md 14). */
 struct sim_world *sim_world_build(const struct sim_scenario *sc, uint64_t seed, int64_t horizon);
 void sim_world_free(struct sim_world *w);
 

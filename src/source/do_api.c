@@ -1,7 +1,7 @@
 /* do_api — DigitalOcean JSON into structs; see do_api.h for the error policy.
  * Here: the typed field readers (do_api_json.h), sizes, clusters, node pools,
  * errors; invoices, billing history and balance are in do_api_billing.c.
- * Every json-c string is copied before the document is put (STYLE.md json-c 2);
+ * Every json-c string is copied before the document is put (docs/style.md json-c 2);
  * every typed read checks json_object_is_type first (json-c 3). */
 #include "source/do_api.h"
 #include "source/do_api_json.h"

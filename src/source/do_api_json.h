@@ -1,6 +1,6 @@
 /* do_api_json — the typed field readers the DigitalOcean parsers share (do_api.h
  * is the contract for callers; this header is internal to src/source/do_api*.c).
- * Every reader checks the JSON type first (STYLE.md json-c 3), copies strings
+ * Every reader checks the JSON type first (docs/style.md json-c 3), copies strings
  * (json-c 2), and on a problem writes the first reason into why[wl] (a later
  * one never overwrites it) and returns ERR_PARSE. Thread rule: any thread. */
 #ifndef SPOTLEDGER_DO_API_JSON_H

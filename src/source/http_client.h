@@ -1,7 +1,7 @@
 /* http_client — the libcurl client both pollers use (DigitalOcean, Kubernetes).
  *
  * One struct http_client per thread (its CURL handle is reused and never crosses
- * threads; STYLE.md curl 5). Every request has a connect and a total timeout,
+ * threads; docs/style.md curl 5). Every request has a connect and a total timeout,
  * CURLOPT_NOSIGNAL, a response size cap (ERR_TOOBIG beyond), Bearer auth when a
  * token is given (never logged), optional CA file for TLS, and reads the `Date`
  * header (the source clock) and rate-limit headers. Redirects are not followed

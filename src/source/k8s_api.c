@@ -71,7 +71,7 @@ int64_t k8s_jtime(json_object *o, const char *k) {
     return parse_time(k8s_jstr(o, k));
 }
 
-/* Integer fields only: json-c would coerce strings to 0 (STYLE.md json-c 3). */
+/* Integer fields only: json-c would coerce strings to 0 (docs/style.md json-c 3). */
 int64_t k8s_jint(json_object *o, const char *k, int64_t dflt) {
     json_object *v = k8s_jget(o, k);
     if (!v || !json_object_is_type(v, json_type_int))

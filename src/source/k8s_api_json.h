@@ -27,7 +27,7 @@ void k8s_jcopy(json_object *o, const char *k, char *out, size_t cap);
 /* RFC 3339 member k of o as Unix seconds, 0 when absent or malformed. */
 int64_t k8s_jtime(json_object *o, const char *k);
 /* Integer member k of o, dflt when absent or not an integer (json-c would
- * coerce strings to 0: STYLE.md json-c 3). */
+ * coerce strings to 0: docs/style.md json-c 3). */
 int64_t k8s_jint(json_object *o, const char *k, int64_t dflt);
 /* Boolean member k of o is true. */
 bool k8s_jbool(json_object *o, const char *k);

@@ -32,7 +32,7 @@ static char *compact_json(json_object *o) {
 }
 
 /* Adds a borrowed value under key, taking a reference (json_object_object_add
- * takes ownership only on success: STYLE.md json-c 1). */
+ * takes ownership only on success: docs/style.md json-c 1). */
 static void add_ref(json_object *dst, const char *key, json_object *v) {
     if (!v || json_object_is_type(v, json_type_null))
         return;

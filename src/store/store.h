@@ -37,7 +37,7 @@ enum err store_schema_version(struct store *s, int *out);
 /* Highest version compiled into this binary. */
 int store_latest_version(void);
 
-/* BEGIN IMMEDIATE (STYLE.md SQLite 3): every transaction that may write.
+/* BEGIN IMMEDIATE (docs/style.md SQLite 3): every transaction that may write.
  * ERR_BUSY after busy_timeout, ERR_DB otherwise. */
 enum err store_begin(struct store *s);
 enum err store_commit(struct store *s);

@@ -138,7 +138,7 @@ static enum err read_nodes(struct store *s, sqlite3_stmt *st, struct store_cost_
     size_t cap = 0;
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(d->nodes, d->in.n_nodes, cap);
+        XGROW(d->nodes, d->in.n_nodes, cap, 256);
         struct cost_node *n = &d->nodes[d->in.n_nodes++];
         memset(n, 0, sizeof *n);
         n->name = store_arena_col(&d->arena, st, 0);
@@ -203,7 +203,7 @@ static enum err load_spells(struct store *s, struct store_cost_data *d,
                 cap = cap ? cap * 2 : 256;
                 d->spells = xrealloc(d->spells, cap * sizeof *d->spells);
             }
-            STORE_GROW(owner, on, ocap);
+            XGROW(owner, on, ocap, 256);
             d->spells[2 * n] = at;
             d->spells[2 * n + 1] = 0;
             owner[on++] = node;

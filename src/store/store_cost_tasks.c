@@ -127,7 +127,7 @@ static int32_t wt_find(struct wload *w, const char *uid, const char *ns) {
     for (size_t k = w->n_rows; k < w->n_wt; k++)
         if (!strcmp(w->wt[k].uid, uid))
             return (int32_t)k;
-    STORE_GROW(w->wt, w->n_wt, w->cap_wt);
+    XGROW(w->wt, w->n_wt, w->cap_wt, 256);
     struct wtask *t = &w->wt[w->n_wt];
     memset(t, 0, sizeof *t);
     t->uid = store_arena_dup(&w->d->arena, uid, strlen(uid));
@@ -177,7 +177,7 @@ static enum err read_attempts(struct store *s, struct wload *w, sqlite3_stmt *st
         const char *tu = (const char *)sqlite3_column_text(st, 0);
         if (!tu)
             continue;
-        STORE_GROW(w->wa, w->n_wa, w->cap_wa);
+        XGROW(w->wa, w->n_wa, w->cap_wa, 256);
         struct wattempt *x = &w->wa[w->n_wa++];
         read_attempt(w, st, &x->a);
         x->wt = wt_find(w, tu, store_arena_col(&w->d->arena, st, 2));
@@ -308,7 +308,7 @@ static enum err read_task_rows(struct store *s, struct wload *w, sqlite3_stmt *s
                                int64_t to) {
     int r;
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        STORE_GROW(w->wt, w->n_wt, w->cap_wt);
+        XGROW(w->wt, w->n_wt, w->cap_wt, 256);
         struct wtask *t = &w->wt[w->n_wt++];
         read_task_row(w, st, t);
         t->touched = t->completed_at >= from && t->completed_at < to;

@@ -100,15 +100,6 @@ void *store_rows(struct store *s, sqlite3_stmt *st, size_t elem, store_row_fn *r
 enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,
                        int64_t *out);
 
-/* Appends to a growable array: doubles cap (from 256) when n reaches it. */
-#define STORE_GROW(arr, n, cap)                                                                    \
-    do {                                                                                           \
-        if ((n) == (cap)) {                                                                        \
-            (cap) = (cap) ? (cap)*2 : 256;                                                         \
-            (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                        \
-        }                                                                                          \
-    } while (0)
-
 /* A string arena for loaders that hand out many borrowed strings: one malloc
  * per 64 KiB, freed at once. Start with a NULL pointer. */
 struct store_arena;

@@ -1,11 +1,11 @@
 /* fake_http — an in-process libmicrohttpd server on 127.0.0.1, port 0, for the
- * tests of http_client and the DigitalOcean poller (STYLE.md 21).
+ * tests of http_client and the DigitalOcean poller (docs/style.md 21).
  *
  * Routes are matched in order on "path" (any query) or "path?query" (exact);
  * a route with `times` > 0 is used that many times, then the next match applies
  * (e.g. a 500 once, then the fixture). Requests are recorded (URL, Authorization
  * presence/value match) under a mutex; nothing asserts in the MHD threads
- * (STYLE.md 22). Slow replies sleep in small steps and stop when the server stops,
+ * (docs/style.md 22). Slow replies sleep in small steps and stop when the server stops,
  * so every wait is bounded. Header-only: every function is static and marked
  * unused so a test may use any subset. */
 #ifndef SPOTLEDGER_TEST_FAKE_HTTP_H

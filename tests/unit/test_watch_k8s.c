@@ -2,7 +2,7 @@
  * (libmicrohttpd on 127.0.0.1, port 0): paged lists, a 410 on a continue token,
  * watch streams with bookmarks, a dropped stream, a 410 ERROR event, an HTTP 410,
  * duplicate events; a restart on the same database; a rotated token file.
- * The server only records; every assertion runs on the test thread (STYLE.md 22).
+ * The server only records; every assertion runs on the test thread (docs/style.md 22).
  * Every wait is bounded (wait_for). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
  * may receive at most the documented budget of requests in that time, and the log
  * stays small. Before the budget, the first took ~49,000 requests in 6 s and the
  * second ~1,000 with ~175 log lines a second. The server only records; every
- * assertion runs on the test thread (STYLE.md 22); every wait is bounded. */
+ * assertion runs on the test thread (docs/style.md 22); every wait is bounded. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
