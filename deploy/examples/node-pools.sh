@@ -50,27 +50,25 @@ $DOCTL kubernetes cluster node-pool create "$cluster" \
   --count "$SYSTEM_COUNT" \
   --label pool-role=system
 
+# gpu_pool NAME SIZE MAX TYPE: a GPU pool for the batch Jobs, autoscaled from 0 to
+# MAX, labelled gpu-pool-type=TYPE; both GPU pools carry the same taints.
+gpu_pool() {
+  $DOCTL kubernetes cluster node-pool create "$cluster" \
+    --name "$1" \
+    --size "$2" \
+    --count 1 \
+    --auto-scale --min-nodes 0 --max-nodes "$3" \
+    --label pool-role=gpu-batch \
+    --label gpu-pool-type="$4" \
+    --taint nvidia.com/gpu=present:NoSchedule \
+    --taint workload=gpu-batch:NoSchedule
+}
+
 # 2. Spot GPU pool: autoscaled; min 0 so an idle pool costs nothing.
-$DOCTL kubernetes cluster node-pool create "$cluster" \
-  --name gpu-spot \
-  --size "$SPOT_SIZE" \
-  --count 1 \
-  --auto-scale --min-nodes 0 --max-nodes "$SPOT_MAX" \
-  --label pool-role=gpu-batch \
-  --label gpu-pool-type=spot \
-  --taint nvidia.com/gpu=present:NoSchedule \
-  --taint workload=gpu-batch:NoSchedule
+gpu_pool gpu-spot "$SPOT_SIZE" "$SPOT_MAX" spot
 
 # 3. On-Demand fallback GPU pool: same GPU, scaled down to 0 while Spot holds.
-$DOCTL kubernetes cluster node-pool create "$cluster" \
-  --name gpu-fallback \
-  --size "$GPU_SIZE" \
-  --count 1 \
-  --auto-scale --min-nodes 0 --max-nodes "$FALLBACK_MAX" \
-  --label pool-role=gpu-batch \
-  --label gpu-pool-type=on-demand \
-  --taint nvidia.com/gpu=present:NoSchedule \
-  --taint workload=gpu-batch:NoSchedule
+gpu_pool gpu-fallback "$GPU_SIZE" "$FALLBACK_MAX" on-demand
 
 # 4. The priority expander's ConfigMap with the real pool ids (Spot first).
 pool_id() {

@@ -1,6 +1,7 @@
 # bench_load — the load section of make bench (issue 18), sourced by bench.sh
 # after its other sections (uses its row, ratio, pids, out, res, root, ledger,
-# wrk_args). Standalone: sh tests/bench/bench_load.sh (prints the rows only).
+# wrk_args; tests/e2e/stack.sh's waits, with a fail() that ends the run). Standalone:
+# sh tests/bench/bench_load.sh (prints the rows only).
 #
 # spotledger polls spotsim (small.json at 1440x, every fault spotsim injects:
 # 20 % 5xx, 10 % 429, 5 % truncated bodies, dropped watches, 410s, duplicate
@@ -27,6 +28,8 @@ if [ -z "${res:-}" ]; then # standalone
 fi
 sim=$root/build/spotsim
 ld="$out/load"
+fail() { echo "bench: load: $*" >&2; exit 1; }
+. "$root/tests/e2e/stack.sh"
 rm -rf "$ld"; mkdir -p "$ld"
 echo "bench: load: spotsim with faults, spotledger polling it every second" >&2
 "$sim" --scenario "$root/tests/fixtures/sim/small.json" --seed 7 --speed 1440 --listen 127.0.0.1:0 \
@@ -35,29 +38,15 @@ echo "bench: load: spotsim with faults, spotledger polling it every second" >&2
   --fault-watch-410 0.05 --fault-watch-dup 0.1 >"$ld/sim.out" 2>"$ld/sim.err" &
 spid=$!
 pids="$pids $spid"
-i=0
-until grep -q '^spotsim: http ' "$ld/sim.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || { cat "$ld/sim.err" >&2; exit 1; }
-  sleep 0.1
-done
-sline=$(grep '^spotsim: http ' "$ld/sim.out")
-"$ledger" --listen 127.0.0.1:0 --db "$ld/ledger.db" --do-api-url "http://$(echo "$sline" | awk '{print $3}')" \
-  --cluster-id "$(echo "$sline" | awk '{print $7}')" \
-  --kube-api-url "https://$(echo "$sline" | awk '{print $5}')" --kube-ca-file "$ld/ca.pem" \
+wait_sim "$ld/sim.out" "$ld/sim.err"
+"$ledger" --listen 127.0.0.1:0 --db "$ld/ledger.db" --do-api-url "http://$http" \
+  --cluster-id "$cluster" --kube-api-url "https://$https" --kube-ca-file "$ld/ca.pem" \
   --poll-interval 1 --billing-interval 2 --log-level error >"$ld/ledger.out" 2>"$ld/ledger.err" &
 lpid=$!
 pids="$pids $lpid"
-i=0
-until grep -q 'listening on' "$ld/ledger.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || { cat "$ld/ledger.err" >&2; exit 1; }
-  sleep 0.1
-done
-lport=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$ld/ledger.out")
-i=0
-until [ -s "$ld/truth.json" ]; do
-  i=$((i + 1)); [ $i -le 1200 ] || { echo "bench: load: spotsim did not finish" >&2; exit 1; }
-  sleep 0.1
-done
+wait_ledger "$ld/ledger.out" "$ld/ledger.err"
+lport=${base##*:}
+wait_files 120 "$ld/truth.json"
 url="http://127.0.0.1:$lport/api/v1/summary?window=$(jq -r .start "$ld/truth.json"),$(jq -r .until "$ld/truth.json")"
 i=0
 until curl -sf -o /dev/null "$url"; do # computed once, then cached

@@ -1,10 +1,10 @@
 # demo_up.sh — sourced by the e2e scripts that test against `make run`'s demo (not a
-# test itself). The caller defines fail() and $root, and calls demo_stop on exit.
+# test itself). The caller defines fail() and $root, and stops run_pid on exit
+# (lib.sh's on_exit_stop run_pid: TERM, then KILL after 5 s).
 #
 # demo_start DIR: starts deploy/demo/run.sh as `make run` does (run folder DIR/run,
 #   a free port, the binaries under test), sets run_pid and base
 #   (http://127.0.0.1:PORT) once demo.env is written; bounded (20 s).
-# demo_stop: stops the demo started here (TERM, then KILL after 5 s); a no-op without one.
 # demo_week_done SECONDS: waits until run.sh says the simulated week is complete and
 #   the source clock reached its end (2026-11-16T00:00:00Z); bounded by SECONDS.
 demo_start() {
@@ -29,14 +29,4 @@ demo_week_done() {
     _di=$((_di + 1)); [ $_di -le $(($1 * 2)) ] || fail "the demo week did not complete in $1 s: $(tail -n 3 "$_dd/run.out")"
     sleep 0.5
   done
-}
-
-demo_stop() {
-  [ -n "${run_pid:-}" ] || return 0
-  kill "$run_pid" 2>/dev/null
-  _di=0
-  while kill -0 "$run_pid" 2>/dev/null && [ $_di -lt 50 ]; do sleep 0.1; _di=$((_di + 1)); done
-  kill -9 "$run_pid" 2>/dev/null
-  wait "$run_pid" 2>/dev/null
-  run_pid=
 }

@@ -24,34 +24,13 @@ printf 'adv-kube-token\n' >"$dir/kube-token"
 # a spotledger polling it; sets http, https, cluster and base
 run_pair() {
   n=$1; shift
-  "$sim" --scenario "$root/tests/fixtures/sim/pdb_reclaim.json" --seed 7 --speed 1440 --hold \
-    --listen 127.0.0.1:0 --tls-cert-out "$dir/ca$n.pem" --rate-limit 0 \
-    --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" "$@" \
-    >"$dir/sim$n.out" 2>"$dir/sim$n.err" &
-  pids="$pids $!"
-  wait_sim "$dir/sim$n.out" "$dir/sim$n.err"
-  "$ledger" --listen 127.0.0.1:0 --db "$dir/ledger$n.db" --do-api-url "http://$http" \
-    --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
-    --kube-token-file "$dir/kube-token" --kube-ca-file "$dir/ca$n.pem" --poll-interval 1 \
-    --billing-interval 2 >"$dir/ledger$n.out" 2>"$dir/ledger$n.err" &
-  pids="$pids $!"
-  wait_ledger "$dir/ledger$n.out" "$dir/ledger$n.err"
+  mkdir "$dir/$n"
+  stack_sim "$dir/$n" --scenario "$root/tests/fixtures/sim/pdb_reclaim.json" "$@"
+  stack_ledger "$dir/$n" "$dir/$n/ledger.db"
 }
 
 run_pair 1 --truth "$dir/truth.json"
-i=0
-while [ ! -s "$dir/truth.json" ]; do
-  i=$((i + 1)); [ $i -le 1200 ] || fail "spotsim did not finish in 120 s"
-  sleep 0.1
-done
-until=$(jq -r .until "$dir/truth.json")
-start=$(jq -r .start "$dir/truth.json")
-i=0
-until curl -sf --max-time 5 "$base/api/v1/status" | jq -e --arg u "$until" '.now == $u' >/dev/null; do
-  i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not reach the scenario's end in 60 s"
-  sleep 0.1
-done
-settle "$base" "do k8s do_billing" 30 || fail "no second poll of the final state"
+wait_final "$dir" "$base" 120 "do k8s do_billing"
 
 curl -sf "$base/api/v1/advice?window=$start,$until" >"$dir/advice.json" || fail "GET /api/v1/advice"
 # spotsim's truth: the shard pods that ran on the Spot pool

@@ -4,17 +4,14 @@
 # /healthz and /readyz stay open; /metrics passes `promtool check metrics`.
 set -eu
 . "$(dirname "$0")/lib.sh"
-bin=${SPOTLEDGER_BIN:?}
 command -v promtool >/dev/null || { echo "e2e_auth_metrics: promtool missing (Debian package prometheus; make deps installs it)" >&2; exit 1; }
-dir=$(mktemp -d)
+e2e_begin e2e_auth_metrics
 pid=
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "e2e_auth_metrics: $*" >&2; exit 1; }
+on_exit_stop pid
 
 printf 'read-token-7f3a\n' >"$dir/read"
 printf 'admin-token-91c2\n' >"$dir/admin"
-"$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --api-token-file "$dir/read" \
+"$ledger" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --api-token-file "$dir/read" \
   --admin-token-file "$dir/admin" >"$dir/out" 2>"$dir/err" &
 pid=$!
 wait_ledger "$dir/out" "$dir/err"

@@ -8,18 +8,15 @@
 # process is alive and /healthz answers 200. Prints how many bad inputs were tried.
 set -eu
 . "$(dirname "$0")/lib.sh"
-bin=${SPOTLEDGER_BIN:?}
-root=${SPOTLEDGER_ROOT:?}
-dir=$(mktemp -d)
+e2e_begin e2e_badinput
 pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
+on_exit_stop pid
 fail() { echo "e2e_badinput: $*" >&2; [ -n "${KEEP_GOING:-}" ] || exit 1; }
 
 printf 'read-token-0123456789\n' >"$dir/api-token"
 printf 'admin-token-0123456789\n' >"$dir/admin-token"
 mkdir -p "$dir/exports"
-"$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" --export-dir "$dir/exports" \
+"$ledger" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" --export-dir "$dir/exports" \
   --api-token-file "$dir/api-token" --admin-token-file "$dir/admin-token" \
   >"$dir/out" 2>"$dir/err" &
 pid=$!

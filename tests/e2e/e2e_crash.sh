@@ -35,6 +35,7 @@ trap cleanup EXIT
 . "$(dirname "$0")/stack.sh"
 fail() { echo "e2e_crash: $*" >&2; exit 1; }
 . "$(dirname "$0")/settle.sh"
+. "$(dirname "$0")/oracle_check.sh"
 printf 'crash-do-token\n' >"$dir/do-token"
 printf 'crash-kube-token\n' >"$dir/kube-token"
 printf 'crash-admin-token\n' >"$dir/admin-token"
@@ -45,12 +46,7 @@ jq '.start = "2026-11-15T18:00:00Z" | .duration = "12h" | del(.reclaims)
     | .workloads |= map(.ttl_seconds_after_finished = "7d")' \
   "$root/tests/fixtures/sim/small.json" >"$dir/scenario.json"
 
-"$sim" --scenario "$dir/scenario.json" --seed 7 --speed 400 --hold --listen 127.0.0.1:0 \
-  --tls-cert-out "$dir/ca.pem" --truth "$dir/truth.json" --rate-limit 0 \
-  --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
-  >"$dir/sim.out" 2>"$dir/sim.err" &
-pids="$pids $!"
-wait_sim "$dir/sim.out" "$dir/sim.err"
+stack_sim "$dir" --scenario "$dir/scenario.json" --speed 400 --truth "$dir/truth.json"
 
 lpid=
 base=
@@ -64,14 +60,6 @@ start_ledger() {
     >>"$dir/ledger.out" 2>>"$dir/ledger.err" &
   lpid=$!
   pids="$pids $lpid"
-}
-wait_listening() {
-  i=0
-  while ! grep -q 'listening on' "$dir/ledger.out" 2>/dev/null; do
-    i=$((i + 1)); [ $i -le 200 ] || fail "spotledger did not start: $(tail -5 "$dir/ledger.err")"
-    sleep 0.05
-  done
-  base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/ledger.out")"
 }
 
 # the kill schedule: seeded lives (50 ms .. 4 s) and downtimes (0 .. 1.5 s)
@@ -104,7 +92,7 @@ pids="$pids $!"
 n=0
 while read -r life down; do
   start_ledger
-  if [ "$n" -lt 3 ]; then wait_listening; echo "$base" >"$dir/base"; fi
+  if [ "$n" -lt 3 ]; then wait_ledger "$dir/ledger.out" "$dir/ledger.err"; echo "$base" >"$dir/base"; fi
   sleep "$life"
   if grep -q 'listening on' "$dir/ledger.out" 2>/dev/null; then
     sed -n 's/.*listening on \(127.0.0.1:[0-9]*\).*/http:\/\/\1/p' "$dir/ledger.out" >"$dir/base"
@@ -131,23 +119,16 @@ echo "e2e_crash: export requests by (curl exit, status):" \
 
 # --- the final clean start ------------------------------------------------------
 start_ledger
-wait_listening
+wait_ledger "$dir/ledger.out" "$dir/ledger.err"
 wait_final "$dir" "$base" 180
 
 # the final figures equal the independent oracle's (docs/oracle.md), figure by figure
 w="window=$start,$until"
-curl -sf "$base/api/v1/summary?$w" >"$dir/summary.json"
-jq -S 'del(.now) | del(.reconciliation)' "$dir/summary.json" >"$dir/got.summary"
-for k in nodes pools reclaims; do curl -sf "$base/api/v1/$k?$w" | jq ".$k" >"$dir/got.$k"; done
-jq -n --slurpfile s "$dir/summary.json" --slurpfile n "$dir/got.nodes" --slurpfile p "$dir/got.pools" \
-  --slurpfile r "$dir/got.reclaims" --slurpfile t "$dir/truth.json" \
-  '{got: {summary: $s[0], nodes: $n[0], pools: $p[0], reclaims: $r[0]}, want: $t[0].oracle,
-    strict: true}' |
-  jq -r -f "$root/tests/oracle/compare.jq" >"$dir/oracle.diff"
-ndiff=$(wc -l <"$dir/oracle.diff")
+oracle_diff "$base" "$w" "$dir/truth.json" "$dir/got" strict || fail "no summary, nodes, pools or reclaims"
+ndiff=$(wc -l <"$dir/got.diff")
 if [ "$ndiff" -gt 0 ]; then
   echo "e2e_crash: $ndiff differences from the oracle (ORACLE_GATE=0 only reports them):" >&2
-  head -20 "$dir/oracle.diff" >&2
+  head -20 "$dir/got.diff" >&2
   if [ "${ORACLE_GATE:-1}" = 1 ]; then fail "spotledger differs from the oracle"; fi
 fi
 want_att=$(jq '[.attempts[] | .uid] | length' "$dir/truth.json")
@@ -177,7 +158,7 @@ done
 [ "$files" -ge 2 ] || fail "the closed week 2026-W46 was not exported ($files files)"
 # the file written under kills equals the week computed now from complete data
 start_ledger
-wait_listening
+wait_ledger "$dir/ledger.out" "$dir/ledger.err"
 for k in summary tasks; do
   curl -sf "$base/api/v1/export.csv?week=2026-W46&kind=$k" >"$dir/now.$k.csv"
   cmp -s "$dir/now.$k.csv" "$dir/exports/spotledger-2026-W46-$k.csv" || {

@@ -38,16 +38,9 @@ set -eu
 sim=${SPOTSIM_BIN:?}
 ledger=${SPOTLEDGER_BIN:?}
 root=${SPOTLEDGER_ROOT:?}
-dir=$(mktemp -d)
-sim_pid=
-ledger_pid=
 . "$(dirname "$0")/lib.sh"
-on_exit_stop ledger_pid sim_pid
-fail() { echo "e2e_csv: FAIL: $*" >&2; exit 1; }
-note() { echo "e2e_csv: $*"; }
-for c in curl jq sqlite3 python3; do
-  command -v "$c" >/dev/null || fail "$c is not installed"
-done
+e2e_begin_named e2e_csv ledger_pid sim_pid
+need curl jq sqlite3 python3
 t_start=$(date +%s)
 
 week=2027-W04
@@ -59,42 +52,16 @@ printf 'csv-admin-token-0123456789\n' >"$dir/admin-token"
 admin=$(cat "$dir/admin-token")
 
 # --- 1. spotsim + spotledger with --export-dir --------------------------------
-"$sim" --scenario "$root/tests/fixtures/sim/week_close.json" --seed 7 --speed 4320 --hold \
-  --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --truth "$dir/truth.json" --rate-limit 0 \
-  --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
-  >"$dir/sim.out" 2>"$dir/sim.err" &
-sim_pid=$!
-wait_sim "$dir/sim.out" "$dir/sim.err"
+stack_sim "$dir" --scenario "$root/tests/fixtures/sim/week_close.json" --speed 4320 \
+  --truth "$dir/truth.json"
 mkdir -p "$dir/exports"
-"$ledger" --listen 127.0.0.1:0 --db "$dir/ledger.db" --do-api-url "http://$http" \
-  --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
-  --kube-token-file "$dir/kube-token" --kube-ca-file "$dir/ca.pem" --poll-interval 1 \
-  --billing-interval 2 --export-dir "$dir/exports" --admin-token-file "$dir/admin-token" \
-  >"$dir/ledger.out" 2>"$dir/ledger.err" &
-ledger_pid=$!
-wait_ledger "$dir/ledger.out" "$dir/ledger.err"
+stack_ledger "$dir" "$dir/ledger.db" --export-dir "$dir/exports" \
+  --admin-token-file "$dir/admin-token"
 B="$base/api/v1"
 
 # the scenario is over when spotsim wrote its truth (bounded: 120 s), then every
 # source must have seen the final state
-i=0
-while [ ! -s "$dir/truth.json" ]; do
-  i=$((i + 1)); [ $i -le 1200 ] || fail "spotsim did not finish in 120 s"
-  sleep 0.1
-done
-until=$(jq -r .until "$dir/truth.json")
-i=0
-while :; do
-  st=$(curl -sf --max-time 5 "$B/status" || echo '{}')
-  if echo "$st" | jq -e --arg u "$until" '.now == $u and
-      ([.sources[] | select(.source == "do" or .source == "k8s" or .source == "do_billing")
-        | .source_time == $u] | all)' >/dev/null; then
-    break
-  fi
-  i=$((i + 1)); [ $i -le 600 ] || fail "spotledger did not catch up in 60 s: $st"
-  sleep 0.1
-done
-settle "$base" "do k8s do_billing" 30 || fail "no second poll of the final state"
+wait_final "$dir" "$base" 120 "do k8s do_billing"
 
 # The exporter looks for closed weeks every minute and whenever it is woken; "poll
 # now" (admin) wakes it, so the test need not wait for its next round.

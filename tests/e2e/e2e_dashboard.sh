@@ -28,23 +28,13 @@
 set -eu
 
 root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-dir=$(mktemp -d)
 out_dir="$root/build/test-output"
-sim_pid=
-ledger_pid=
 . "$(dirname "$0")/lib.sh"
-on_exit_stop ledger_pid sim_pid run_pid
-fail() { echo "e2e_dashboard: FAIL: $*" >&2; exit 1; }
+e2e_begin_named e2e_dashboard ledger_pid sim_pid run_pid
 . "$(dirname "$0")/demo_up.sh"
-note() { echo "e2e_dashboard: $*"; }
 
-command -v curl >/dev/null || fail "curl is not installed"
-command -v jq >/dev/null || fail "jq is not installed"
-chromium=
-for c in chromium chromium-browser google-chrome; do
-  if command -v "$c" >/dev/null 2>&1; then chromium=$c; break; fi
-done
-[ -n "$chromium" ] || fail "chromium is not installed (apt-get install chromium; make deps should)"
+need curl jq
+find_chromium
 
 # wait_listen FILE: the port from a "listening on 127.0.0.1:PORT" line, within 10 s
 wait_listen() {
@@ -66,7 +56,6 @@ sim_runs() {
 # in a private run folder, at its default speed (the demo week in 60 s), with the binaries
 # under test; the tests begin once it says the simulated week is complete.
 # Without it: spotledger alone with --no-kube.
-run_pid=
 start_stack() {
   with_sim=0
   if sim_runs && [ -f "$root/deploy/demo/scenario.json" ]; then

@@ -35,7 +35,6 @@ e2e_begin e2e_dashboard_fleet svc.err
 out_dir="$root/build/test-output"
 sim_pid=; svc_pid=; one=
 on_exit_stop one svc_pid sim_pid
-note() { echo "e2e_dashboard_fleet: $*"; }
 . "$(dirname "$0")/fleet_stack.sh"
 
 command -v jq >/dev/null || fail "jq is not installed"
@@ -258,10 +257,7 @@ note "screenshot: $out_dir/dashboard-fleet-1280.png"
 "$ledger" --no-kube --listen 127.0.0.1:0 --db "$dir/one.db" --web-dir "$root/web" \
   > "$dir/one.out" 2> "$dir/one.err" &
 one=$!
-i=0
-while ! grep -q '^spotledger: listening on ' "$dir/one.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -lt 300 ] || fail "the single-cluster spotledger did not start: $(cat "$dir/one.err")"; sleep 0.05
-done
+wait_start "$dir/one.out" "$dir/one.err" '^spotledger: listening on ' "the single-cluster spotledger"
 one_base="http://$(awk '/^spotledger: listening on /{print $4}' "$dir/one.out")"
 n=$(curl -sf --max-time 10 "$one_base/api/v1/status" | jq '.clusters // [] | length')
 [ "$n" -le 1 ] || fail "the single-cluster service lists $n clusters"

@@ -13,15 +13,11 @@
 # Every wait is bounded; python3 drives the sockets.
 set -eu
 . "$(dirname "$0")/lib.sh"
-bin=${SPOTLEDGER_BIN:?}
-root=${SPOTLEDGER_ROOT:?}
-dir=$(mktemp -d)
+e2e_begin e2e_limits
 pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "e2e_limits: $*" >&2; exit 1; }
+on_exit_stop pid
 
-"$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" >"$dir/out" 2>"$dir/err" &
+"$ledger" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" >"$dir/out" 2>"$dir/err" &
 pid=$!
 wait_ledger "$dir/out" "$dir/err"
 port=${base##*:}

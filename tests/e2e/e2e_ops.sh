@@ -14,22 +14,11 @@
 # python3-yaml. Loopback only; every wait bounded.
 set -eu
 root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-dir=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/demo_up.sh"
-run_pid=
-cleanup() {
-  rc=$?
-  set +e
-  demo_stop
-  rm -rf "$dir"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() { echo "e2e_ops: FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
+e2e_begin_named e2e_ops run_pid
 
-for c in promtool curl jq; do command -v "$c" >/dev/null || fail "$c is not installed"; done
+need promtool curl jq
 /usr/bin/python3 -c 'import jsonschema, yaml' || fail "python3-jsonschema and python3-yaml are needed"
 [ -x "${SPOTSIM_BIN:-}" ] && [ -x "${SPOTLEDGER_BIN:-}" ] || fail "SPOTLEDGER_BIN and SPOTSIM_BIN must be built binaries"
 

@@ -24,23 +24,11 @@
 set -eu
 
 root=${SPOTLEDGER_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-dir=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/demo_up.sh"
-run_pid=
-cleanup() {
-  rc=$?
-  set +e
-  demo_stop
-  rm -rf "$dir"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() { echo "e2e_readme: FAIL: $*" >&2; exit 1; }
-. "$(dirname "$0")/settle.sh"
-note() { echo "e2e_readme: $*"; }
+e2e_begin_named e2e_readme run_pid
 
-for c in bash curl jq python3; do command -v "$c" >/dev/null || fail "$c is not installed"; done
+need bash curl jq python3
 [ -x "${SPOTSIM_BIN:-}" ] && [ -x "${SPOTLEDGER_BIN:-}" ] || fail "SPOTLEDGER_BIN and SPOTSIM_BIN must be built binaries"
 
 # 1. the demo

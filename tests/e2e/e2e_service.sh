@@ -4,12 +4,9 @@
 # database applies no migration.
 set -eu
 . "$(dirname "$0")/lib.sh"
-bin=${SPOTLEDGER_BIN:?}
-dir=$(mktemp -d)
+e2e_begin e2e_service
 pid=
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
-fail() { echo "e2e_service: $*" >&2; exit 1; }
+on_exit_stop pid
 
 start() {
   # empty both logs here, before the start: the background job's own redirections
@@ -18,7 +15,7 @@ start() {
   # machine failed "second start migrated again:" with err empty this way)
   : >"$dir/out"
   : >"$dir/err"
-  "$bin" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$SPOTLEDGER_ROOT/web" >"$dir/out" 2>"$dir/err" &
+  "$ledger" --no-kube --listen 127.0.0.1:0 --db "$dir/x.db" --web-dir "$root/web" >"$dir/out" 2>"$dir/err" &
   pid=$!
   wait_ledger "$dir/out" "$dir/err"
   port=${base##*:}
@@ -53,13 +50,13 @@ grep -q "0 migrations applied" "$dir/err" || fail "second start migrated again: 
 stop_within_2s
 
 # invalid flag: one line naming the flag, exit status 2
-if "$bin" --poll-interval nope 2>"$dir/err"; then fail "bad flag accepted"; else rc=$?; fi
+if "$ledger" --poll-interval nope 2>"$dir/err"; then fail "bad flag accepted"; else rc=$?; fi
 [ "$rc" -eq 2 ] || fail "bad flag exit status $rc"
 grep -q -- '--poll-interval' "$dir/err" || fail "bad flag message: $(cat "$dir/err")"
 # outside a cluster with no Kubernetes flags: exit 2 at once with one line naming
 # what to pass, and no database created (issue 17)
 if env -u KUBERNETES_SERVICE_HOST -u SPOTLEDGER_NO_KUBE -u SPOTLEDGER_KUBE_API_URL \
-  timeout 10 "$bin" --listen 127.0.0.1:0 --db "$dir/nokube.db" >"$dir/out" 2>"$dir/err"; then
+  timeout 10 "$ledger" --listen 127.0.0.1:0 --db "$dir/nokube.db" >"$dir/out" 2>"$dir/err"; then
   fail "started without any Kubernetes configuration"
 else rc=$?; fi
 [ "$rc" -eq 2 ] || fail "no Kubernetes configuration: exit status $rc (want 2; 124 = hung)"

@@ -19,6 +19,7 @@
 # TRUTH_CASES="name ..." runs only those cases.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/oracle_check.sh"
 e2e_begin e2e_truth
 printf 'truth-do-token\n' >"$dir/do-token"
 printf 'truth-kube-token\n' >"$dir/kube-token"
@@ -28,25 +29,13 @@ run_case() {
   name=$1; scenario=$2; shift 2
   # TRUTH_CASES="a b" runs only the named cases (all by default)
   case " ${TRUTH_CASES:-$name} " in *" $name "*) ;; *) return 0 ;; esac
+  e2e_case=$name
   t0=$(date +%s)
   d="$dir/$name"
   mkdir -p "$d"
   # pods' deletionTimestamp as Kubernetes sets it (request + grace), as real clusters do
-  "$sim" --scenario "$scenario" --seed 7 --speed 1440 --hold --listen 127.0.0.1:0 \
-    --kube-deletion-timestamps \
-    --tls-cert-out "$d/ca.pem" --truth "$d/truth.json" --rate-limit 0 \
-    --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" "$@" \
-    >"$d/sim.out" 2>"$d/sim.err" &
-  simpid=$!
-  pids="$pids $simpid"
-  wait_sim "$d/sim.out" "$d/sim.err"
-  "$ledger" --listen 127.0.0.1:0 --db "$d/ledger.db" --do-api-url "http://$http" \
-    --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
-    --kube-token-file "$dir/kube-token" --kube-ca-file "$d/ca.pem" --poll-interval 1 \
-    --billing-interval 2 ${ledger_args:-} >"$d/ledger.out" 2>"$d/ledger.err" &
-  ledgerpid=$!
-  pids="$pids $ledgerpid"
-  wait_ledger "$d/ledger.out" "$d/ledger.err"
+  stack_sim "$d" --scenario "$scenario" --kube-deletion-timestamps --truth "$d/truth.json" "$@"
+  stack_ledger "$d" "$d/ledger.db" ${ledger_args:-}
 
   # closed="FROM,TO,CHANGE": the window FROM..TO is read once spotledger's sources have
   # passed TO but not yet CHANGE (a list-price change), and must read the same at the end
@@ -59,65 +48,38 @@ run_case() {
           | (.source_time // "") >= $t] | (length == 2 and all)' >/dev/null; then
         break
       fi
-      i=$((i + 1)); [ $i -le 600 ] || fail "$name: spotledger's sources did not reach $cto in 60 s"
+      i=$((i + 1)); [ $i -le 600 ] || fail "spotledger's sources did not reach $cto in 60 s"
       sleep 0.05
     done
     curl -sf "$base/api/v1/summary?window=$(echo "$closed" | cut -d, -f1,2)" |
       jq -S 'del(.now, .reconciliation)' >"$d/closed.before"
     seen=$(curl -sf --max-time 5 "$base/api/v1/status" | jq -r '[.sources[] | select(.source == "do") | .source_time] | .[0]')
     [ "$seen" \< "$cchange" ] ||
-      fail "$name: the closed window was read only at $seen, after the price change at $cchange (too slow to check)"
+      fail "the closed window was read only at $seen, after the price change at $cchange (too slow to check)"
   fi
 
-  # the scenario is over when spotsim has written its truth (bounded: 120 s)
-  i=0
-  while [ ! -s "$d/truth.json" ]; do
-    i=$((i + 1)); [ $i -le 1200 ] || fail "$name: spotsim did not finish in 120 s"
-    sleep 0.1
-  done
-  until=$(jq -r .until "$d/truth.json")
-  start=$(jq -r .start "$d/truth.json")
-  # then every source must have polled the final state successfully, twice
-  i=0
-  while :; do
-    st=$(curl -sf --max-time 5 "$base/api/v1/status" || echo '{}')
-    if echo "$st" | jq -e --arg u "$until" '.now == $u and
-        ([.sources[] | select(.source == "do" or .source == "k8s" or .source == "do_billing")
-          | .source_time == $u] | all)' >/dev/null; then
-      break
-    fi
-    i=$((i + 1)); [ $i -le 600 ] || fail "$name: spotledger did not catch up in 60 s: $st"
-    sleep 0.1
-  done
-  settle "$base" "do k8s do_billing" 30 || fail "$name: no second poll of the final state"
+  # the scenario is over when spotsim has written its truth (bounded: 120 s); then
+  # every source must have polled the final state successfully, twice
+  wait_final "$d" "$base" 120 "do k8s do_billing"
 
   w="window=$start,$until"
-  curl -sf "$base/api/v1/summary?$w" >"$d/summary.json"
-  jq -S 'del(.now) | del(.reconciliation)' "$d/summary.json" >"$d/got.summary"
-  # the summary's reconciliation: billed = what spotsim invoiced
-  rec_billed=$(jq -r '.reconciliation[0].lines[-1].billed' "$d/summary.json")
-  rec_est=$(jq -r '.reconciliation[0].lines[-1].estimated' "$d/summary.json")
-  rec_unexplained=$(jq -r '.reconciliation[0].lines[-1].unexplained' "$d/summary.json")
-  # |rounding| <= half a cent per item, in micro-dollars (jq: 1e6 x a 6-decimal number)
-  rec_round_ok=$(jq -r '.reconciliation[0].lines[-1] |
-    ((.rounding * 1000000 | round | fabs) <= .items * 5000) and (.items > 0)' "$d/summary.json")
-  curl -sf "$base/api/v1/nodes?$w" | jq -S .nodes >"$d/got.nodes"
-  curl -sf "$base/api/v1/pools?$w" | jq -S .pools >"$d/got.pools"
-  curl -sf "$base/api/v1/reclaims?$w" | jq -S .reclaims >"$d/got.reclaims"
   # the independent oracle (docs/oracle.md): every figure it computes, to the micro-dollar;
   # strict: a field of these answers the oracle does not compute fails the run unless
   # docs/oracle.md "Not compared" lists it with its reason
-  jq -n --slurpfile s "$d/summary.json" --slurpfile n "$d/got.nodes" --slurpfile p "$d/got.pools" \
-    --slurpfile r "$d/got.reclaims" --slurpfile t "$d/truth.json" \
-    '{got: {summary: $s[0], nodes: $n[0], pools: $p[0], reclaims: $r[0]}, want: $t[0].oracle,
-      strict: true}' |
-    jq -r -f "$root/tests/oracle/compare.jq" >"$d/oracle.diff"
-  ndiff=$(wc -l <"$d/oracle.diff")
+  oracle_diff "$base" "$w" "$d/truth.json" "$d/got" strict || fail "no summary, nodes, pools or reclaims"
+  # the summary's reconciliation: billed = what spotsim invoiced
+  rec_billed=$(jq -r '.reconciliation[0].lines[-1].billed' "$d/got.summary")
+  rec_est=$(jq -r '.reconciliation[0].lines[-1].estimated' "$d/got.summary")
+  rec_unexplained=$(jq -r '.reconciliation[0].lines[-1].unexplained' "$d/got.summary")
+  # |rounding| <= half a cent per item, in micro-dollars (jq: 1e6 x a 6-decimal number)
+  rec_round_ok=$(jq -r '.reconciliation[0].lines[-1] |
+    ((.rounding * 1000000 | round | fabs) <= .items * 5000) and (.items > 0)' "$d/got.summary")
+  ndiff=$(wc -l <"$d/got.diff")
   oracle_total=$((oracle_total + ndiff))
   if [ "$ndiff" -gt 0 ]; then
     echo "e2e_truth: $name: $ndiff differences from the oracle (< oracle, > spotledger):" >&2
-    head -20 "$d/oracle.diff" >&2
-    if [ "${ORACLE_GATE:-1}" = 1 ]; then fail "$name: spotledger differs from the oracle"; fi
+    head -20 "$d/got.diff" >&2
+    if [ "${ORACLE_GATE:-1}" = 1 ]; then fail "spotledger differs from the oracle"; fi
   fi
   # the invoice DigitalOcean billed, as stored: spotsim's per-second rule per node and
   # month, each item in whole cents; the reconciliation's estimate is the truth's exact
@@ -126,25 +88,25 @@ run_case() {
   got_billed=$(sqlite3 "file:$d/ledger.db?mode=ro" \
     "SELECT printf('%d.%06d', sum(amount_micro) / 1000000, sum(amount_micro) % 1000000)
        FROM invoice_items" | sed 's/0*$//; s/\.$//')
-  [ "$rec_billed" = "$got_billed" ] || fail "$name: reconciliation billed $rec_billed != stored invoice $got_billed"
-  [ "$rec_est" = "$want_billed" ] || fail "$name: reconciliation estimate $rec_est != truth $want_billed"
-  [ "$rec_unexplained" = 0 ] || fail "$name: reconciliation: $rec_unexplained unexplained (not rounding)"
-  [ "$rec_round_ok" = true ] || fail "$name: reconciliation rounding over half a cent per item: $(jq -c '.reconciliation[0].lines[-1]' "$d/summary.json")"
+  [ "$rec_billed" = "$got_billed" ] || fail "reconciliation billed $rec_billed != stored invoice $got_billed"
+  [ "$rec_est" = "$want_billed" ] || fail "reconciliation estimate $rec_est != truth $want_billed"
+  [ "$rec_unexplained" = 0 ] || fail "reconciliation: $rec_unexplained unexplained (not rounding)"
+  [ "$rec_round_ok" = true ] || fail "reconciliation rounding over half a cent per item: $(jq -c '.reconciliation[0].lines[-1]' "$d/got.summary")"
   # every attempt of the truth is stored once, with its node
   want_att=$(jq '[.attempts[] | .uid] | length' "$d/truth.json")
   got_att=$(sqlite3 "file:$d/ledger.db?mode=ro" "SELECT count(*) FROM attempts")
-  [ "$got_att" = "$want_att" ] || fail "$name: $got_att attempts stored, truth has $want_att"
+  [ "$got_att" = "$want_att" ] || fail "$got_att attempts stored, truth has $want_att"
   jq -r '.attempts[] | [.uid, .node] | @tsv' "$d/truth.json" | sort >"$d/want.att"
   sqlite3 -separator '	' "file:$d/ledger.db?mode=ro" "SELECT uid, node_name FROM attempts" |
     sort >"$d/got.att"
   cmp -s "$d/want.att" "$d/got.att" || { diff "$d/want.att" "$d/got.att" | head >&2;
-    fail "$name: attempts or their nodes differ"; }
+    fail "attempts or their nodes differ"; }
 
   if [ -n "${closed:-}" ]; then
     curl -sf "$base/api/v1/summary?window=$(echo "$closed" | cut -d, -f1,2)" |
       jq -S 'del(.now, .reconciliation)' >"$d/closed.after"
     cmp -s "$d/closed.before" "$d/closed.after" || { diff "$d/closed.before" "$d/closed.after" >&2;
-      fail "$name: the closed window $closed changed after the list-price change (< before, > after)"; }
+      fail "the closed window $closed changed after the list-price change (< before, > after)"; }
   fi
 
   # windows are additive: two halves give the whole (counts exactly; money within
@@ -153,7 +115,7 @@ run_case() {
   curl -sf "$base/api/v1/summary?window=$start,$mid" >"$d/h1.json"
   curl -sf "$base/api/v1/summary?window=$mid,$until" >"$d/h2.json"
   nn=$(jq length "$d/got.nodes")
-  jq -n --slurpfile w "$d/summary.json" --slurpfile a "$d/h1.json" --slurpfile b "$d/h2.json" \
+  jq -n --slurpfile w "$d/got.summary" --slurpfile a "$d/h1.json" --slurpfile b "$d/h2.json" \
     --argjson nn "$nn" '
     def m(x): [x.configurations[] | select(.basis == "measured") |
       [.tasks_succeeded, .tasks_failed, .attempts, .retries, .interruptions]];
@@ -162,11 +124,11 @@ run_case() {
     ([$x, $y] | transpose | map(add)) == $z
     and ((($a[0].nodes_total_cost + $b[0].nodes_total_cost) - $w[0].nodes_total_cost) | fabs)
         <= ($nn * 0.000002 + 0.0000001)' | grep -q true ||
-    fail "$name: the two halves do not add up to the whole window"
+    fail "the two halves do not add up to the whole window"
 
   # /metrics with data: valid exposition, and its counters are the truth's
-  curl -sf "$base/metrics" >"$d/metrics.txt" || fail "$name: /metrics failed"
-  promtool check metrics <"$d/metrics.txt" || fail "$name: promtool rejected /metrics"
+  curl -sf "$base/metrics" >"$d/metrics.txt" || fail "/metrics failed"
+  promtool check metrics <"$d/metrics.txt" || fail "promtool rejected /metrics"
   # the 95% interval gauges (docs/uncertainty.md): each lo sample has its hi, lo <= hi
   awk -F '[{}]' '/^spotledger_cost_per_successful_task_interval_usd\{/ {
       split($2, l, ","); v = $3 + 0; key = l[1] "," l[2]   # cluster, configuration
@@ -174,18 +136,19 @@ run_case() {
     END { for (k in lo) if (!(k in hi) || lo[k] > hi[k]) { print k; bad = 1 }
           for (k in hi) if (!(k in lo)) { print k; bad = 1 }
           exit bad }' "$d/metrics.txt" >"$d/intervals.bad" ||
-    fail "$name: /metrics interval bounds unpaired or crossed: $(cat "$d/intervals.bad")"
+    fail "/metrics interval bounds unpaired or crossed: $(cat "$d/intervals.bad")"
   for c in spot fallback on-demand; do
     want=$(jq --arg c "$c" '[.configurations[] | select(.configuration == $c) | .succeeded] | add // 0' "$d/truth.json")
     got=$(sed -n "s/^spotledger_tasks_total{cluster=\"default\",configuration=\"$c\",outcome=\"succeeded\"} //p" "$d/metrics.txt")
-    [ "$got" = "$want" ] || fail "$name: /metrics says $got $c tasks succeeded, truth $want"
+    [ "$got" = "$want" ] || fail "/metrics says $got $c tasks succeeded, truth $want"
   done
   curl -sf "http://$http/sim/status" >"$d/sim.status" || echo '{}' >"$d/sim.status"
   cost=$(jq -r '[.configurations[] | select(.basis == "measured") | .cost_per_successful_task] | map(tostring) | join(" / ")' "$d/got.summary")
   echo "e2e_truth: $name: summary, nodes, pools, reclaims (the oracle's), invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost ($(($(date +%s) - t0)) s)"
-  kill "$ledgerpid" "$simpid" 2>/dev/null || true
-  wait "$ledgerpid" 2>/dev/null || true
-  wait "$simpid" 2>/dev/null || true
+  kill "$ledger_pid" "$sim_pid" 2>/dev/null || true
+  wait "$ledger_pid" 2>/dev/null || true
+  wait "$sim_pid" 2>/dev/null || true
+  e2e_case=
 }
 
 fx="$root/tests/fixtures/sim"

@@ -24,20 +24,8 @@ printf 'whatif-kube-token\n' >"$dir/kube-token"
 # play SCENARIO: starts spotsim on it and spotledger against it (their pids in
 # sim_pid, ledger_pid) and waits until the ledger has the final state.
 play() {
-  "$sim" --scenario "$root/tests/fixtures/sim/$1" --seed 7 --speed 1440 --hold \
-    --listen 127.0.0.1:0 --tls-cert-out "$dir/ca.pem" --truth "$dir/truth.json" --rate-limit 0 \
-    --do-token-file "$dir/do-token" --kube-token-file "$dir/kube-token" \
-    >"$dir/sim.out" 2>"$dir/sim.err" &
-  sim_pid=$!
-  pids="$pids $sim_pid"
-  wait_sim "$dir/sim.out" "$dir/sim.err"
-  "$ledger" --listen 127.0.0.1:0 --db "$dir/ledger-$1.db" --do-api-url "http://$http" \
-    --do-token-file "$dir/do-token" --cluster-id "$cluster" --kube-api-url "https://$https" \
-    --kube-token-file "$dir/kube-token" --kube-ca-file "$dir/ca.pem" --poll-interval 1 \
-    --billing-interval 2 >"$dir/ledger.out" 2>"$dir/ledger.err" &
-  ledger_pid=$!
-  pids="$pids $ledger_pid"
-  wait_ledger "$dir/ledger.out" "$dir/ledger.err"
+  stack_sim "$dir" --scenario "$root/tests/fixtures/sim/$1" --truth "$dir/truth.json"
+  stack_ledger "$dir" "$dir/ledger-$1.db"
   wait_final "$dir" "$base" 120
 }
 

@@ -47,21 +47,10 @@ ledger=${SPOTLEDGER_BIN:-$root/build/spotledger}
 speed=${E2E_YEAR_SPEED:-262800}
 bound_ms=${E2E_YEAR_BOUND_MS:-1000}             # default window (page clock, first paint)
 year_bound_ms=${E2E_YEAR_WINDOW_BOUND_MS:-2000} # year window, computed the first time
-dir=$(mktemp -d)
-sim_pid=
-ledger_pid=
 . "$(dirname "$0")/lib.sh"
-on_exit_stop ledger_pid sim_pid
-fail() { echo "e2e_year: FAIL: $*" >&2; exit 1; }
-note() { echo "e2e_year: $*"; }
-for c in curl jq sqlite3 python3; do
-  command -v "$c" >/dev/null || fail "$c is not installed"
-done
-chromium=
-for c in chromium chromium-browser google-chrome; do
-  if command -v "$c" >/dev/null 2>&1; then chromium=$c; break; fi
-done
-[ -n "$chromium" ] || fail "chromium is not installed (Debian package chromium; make deps installs it)"
+e2e_begin_named e2e_year ledger_pid sim_pid
+need curl jq sqlite3 python3
+find_chromium
 t_start=$(date +%s)
 
 case "$sim$ledger" in
@@ -102,12 +91,7 @@ cluster=$(echo "$line" | awk '{print $7}')
   --billing-interval 2 --web-dir "$root/web" --log-level warn \
   >"$dir/ledger.out" 2>"$dir/ledger.err" &
 ledger_pid=$!
-i=0
-while ! grep -q 'listening on' "$dir/ledger.out" 2>/dev/null; do
-  i=$((i + 1)); [ $i -le 100 ] || fail "spotledger did not start: $(cat "$dir/ledger.err")"
-  sleep 0.1
-done
-base="http://127.0.0.1:$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$dir/ledger.out")"
+wait_ledger "$dir/ledger.out" "$dir/ledger.err"
 
 # the year is in when every source has seen its last second (bounded: 200 s)
 i=0

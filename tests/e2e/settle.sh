@@ -8,9 +8,15 @@
 #   state, and watch events land asynchronously). A readiness poll, bounded by
 #   SECONDS in all; returns 1 with a message when the bound passes (instead of a
 #   fixed sleep).
+# source_sel "SOURCES": the jq condition that selects those sources' entries of
+#   /api/v1/status's .sources.
+source_sel() {
+  printf '%s\n' $1 | awk '{printf "%s.source == \"%s\"", (NR > 1 ? " or " : ""), $1}'
+}
+
 settle() {
   _sb=$1; _ss=$2; _st=$3
-  _sel=$(printf '%s\n' $_ss | awk '{printf "%s.source == \"%s\"", (NR > 1 ? " or " : ""), $1}')
+  _sel=$(source_sel "$_ss")
   _si=0
   for _round in 1 2; do
     _sbefore=$(curl -sf --max-time 5 "$_sb/api/v1/status" |
