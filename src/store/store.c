@@ -216,6 +216,23 @@ void *store_rows(struct store *s, sqlite3_stmt *st, size_t elem, store_row_fn *r
     return v;
 }
 
+enum err store_rows_into(struct store *s, sqlite3_stmt *st, void *out, size_t elem, size_t max,
+                         store_row_fn *row, void *arg, size_t *n, const char *what) {
+    size_t k = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max) {
+        void *rec = (char *)out + k * elem;
+        memset(rec, 0, elem);
+        if (row(st, rec, arg))
+            k++;
+    }
+    enum err rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, what);
+    sqlite3_reset(st);
+    if (rc == ERR_OK)
+        *n = k;
+    return rc;
+}
+
 enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,
                        int64_t *out) {
     sqlite3_stmt *st;

@@ -37,7 +37,9 @@ enum err store_export_put(struct store *s, const struct store_export_row *row) {
     return store_exec_stmt(s, st);
 }
 
-static void read_row(sqlite3_stmt *st, struct store_export_row *r) {
+static bool read_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    struct store_export_row *r = rec;
     memset(r, 0, sizeof *r);
     store_column_copy(st, 0, r->week, sizeof r->week);
     store_column_copy(st, 1, r->kind, sizeof r->kind);
@@ -45,6 +47,7 @@ static void read_row(sqlite3_stmt *st, struct store_export_row *r) {
     r->bytes = sqlite3_column_int64(st, 3);
     r->rows = sqlite3_column_int64(st, 4);
     r->written_at = sqlite3_column_int64(st, 5);
+    return true;
 }
 
 enum err store_export_get(struct store *s, const char *week, const char *kind,
@@ -57,7 +60,7 @@ enum err store_export_get(struct store *s, const char *week, const char *kind,
     store_bind_text(st, 2, kind);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW)
-        read_row(st, out);
+        read_row(st, out, NULL);
     rc = r == SQLITE_ROW    ? ERR_OK
          : r == SQLITE_DONE ? ERR_NOTFOUND
                             : store_fail(s, r, "export get");
@@ -71,15 +74,7 @@ enum err store_export_list(struct store *s, struct store_export_row *out, size_t
     if (rc != ERR_OK)
         return rc;
     sqlite3_bind_int64(st, 1, (int64_t)max);
-    size_t k = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max)
-        read_row(st, &out[k++]);
-    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "export list");
-    sqlite3_reset(st);
-    if (rc == ERR_OK)
-        *n = k;
-    return rc;
+    return store_rows_into(s, st, out, sizeof *out, max, read_row, NULL, n, "export list");
 }
 
 static enum err one_time(struct store *s, const char *sql, int64_t *out) {

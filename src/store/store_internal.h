@@ -95,6 +95,11 @@ typedef bool store_row_fn(sqlite3_stmt *st, void *rec, void *arg);
 void *store_rows(struct store *s, sqlite3_stmt *st, size_t elem, store_row_fn *row, void *arg,
                  size_t *n, const char *what, enum err *rc);
 
+/* As store_rows, into the caller's array out of max records (rows past them are
+ * not kept): ERR_OK with *n records filled, or store_fail(what) (*n untouched). */
+enum err store_rows_into(struct store *s, sqlite3_stmt *st, void *out, size_t elem, size_t max,
+                         store_row_fn *row, void *arg, size_t *n, const char *what);
+
 /* A query without parameters that returns one row: *out = its first column, or dflt
  * for SQL NULL. No row or a failed step: store_fail(what). */
 enum err store_one_int(struct store *s, const char *sql, int64_t dflt, const char *what,

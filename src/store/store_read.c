@@ -68,6 +68,22 @@ static const char SQL_TASK_ATTEMPTS[] =
     "WHERE a.task_uid = ?1 "
     "ORDER BY coalesce(a.scheduled_at, a.created_at, a.started_at), a.uid LIMIT ?2";
 
+static bool attempt_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    struct store_attempt_info *a = rec;
+    store_column_copy(st, 0, a->uid, sizeof a->uid);
+    store_column_copy(st, 1, a->name, sizeof a->name);
+    store_column_copy(st, 2, a->node, sizeof a->node);
+    store_column_copy(st, 3, a->pool_id, sizeof a->pool_id);
+    store_column_copy(st, 4, a->pool, sizeof a->pool);
+    store_column_copy(st, 5, a->capacity_type, sizeof a->capacity_type);
+    store_column_copy(st, 6, a->reason, sizeof a->reason);
+    store_column_copy(st, 7, a->phase, sizeof a->phase);
+    a->has_exit_code = sqlite3_column_type(st, 8) != SQLITE_NULL;
+    a->exit_code = sqlite3_column_int64(st, 8);
+    return true;
+}
+
 enum err store_task_attempts(struct store *s, const char *task_uid, struct store_attempt_info *out,
                              size_t max, size_t *n) {
     sqlite3_stmt *st;
@@ -76,27 +92,13 @@ enum err store_task_attempts(struct store *s, const char *task_uid, struct store
         return rc;
     store_bind_text(st, 1, task_uid);
     sqlite3_bind_int64(st, 2, (int64_t)max);
-    size_t k = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max) {
-        struct store_attempt_info *a = &out[k++];
-        memset(a, 0, sizeof *a);
-        store_column_copy(st, 0, a->uid, sizeof a->uid);
-        store_column_copy(st, 1, a->name, sizeof a->name);
-        store_column_copy(st, 2, a->node, sizeof a->node);
-        store_column_copy(st, 3, a->pool_id, sizeof a->pool_id);
-        store_column_copy(st, 4, a->pool, sizeof a->pool);
-        store_column_copy(st, 5, a->capacity_type, sizeof a->capacity_type);
-        store_column_copy(st, 6, a->reason, sizeof a->reason);
-        store_column_copy(st, 7, a->phase, sizeof a->phase);
-        a->has_exit_code = sqlite3_column_type(st, 8) != SQLITE_NULL;
-        a->exit_code = sqlite3_column_int64(st, 8);
-    }
-    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "task attempts");
-    sqlite3_reset(st);
-    if (rc == ERR_OK)
-        *n = k;
-    return rc;
+    return store_rows_into(s, st, out, sizeof *out, max, attempt_row, NULL, n, "task attempts");
+}
+
+static bool experiment_row(sqlite3_stmt *st, void *rec, void *arg) {
+    (void)arg;
+    store_column_copy(st, 0, rec, 256);
+    return true;
 }
 
 static const char SQL_EXPERIMENTS[] =
@@ -111,15 +113,7 @@ enum err store_experiments(struct store *s, const char *clusters, char (*out)[25
     if (rc != ERR_OK)
         return rc;
     sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":max"), (int64_t)max);
-    size_t k = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW && k < max)
-        store_column_copy(st, 0, out[k++], 256);
-    rc = r == SQLITE_ROW || r == SQLITE_DONE ? ERR_OK : store_fail(s, r, "experiments");
-    sqlite3_reset(st);
-    if (rc == ERR_OK)
-        *n = k;
-    return rc;
+    return store_rows_into(s, st, out, sizeof *out, max, experiment_row, NULL, n, "experiments");
 }
 
 static const char SQL_MARKS[] = "SELECT coalesce(sum(n), 0), count(*) FROM change_marks "
