@@ -202,10 +202,13 @@ unit: test-deps
 	@ORACLE_SEEDS=$${ORACLE_SEEDS:-100} UNIT_JOBS=$${UNIT_JOBS:-3} TEST_PARTS=unit sh tests/run_tests.sh build/san
 
 # The layer table src/layers.txt, checked over every #include "dir/x.h" under src/,
-# then the checker's own test (it must fail on a planted upward include).
+# then the checker's own test (it must fail on a planted upward include); then no
+# comment or doc citing a file outside the repository (docs/style.md), and its test.
 layers:
 	@sh tests/layers/check_layers.sh src src/layers.txt
 	@sh tests/layers/test_check_layers.sh
+	@sh tests/layers/check_citations.sh src tests web deploy docs README.md Makefile
+	@sh tests/layers/test_check_citations.sh
 
 test-bins: $(TEST_BIN) $(BUILD)/spotledger $(BUILD)/spotsim
 unit-bins: $(TEST_BIN)

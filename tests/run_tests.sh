@@ -2,7 +2,8 @@
 # Runs every part of the suite and ends with ONE line over all of them:
 #   N passed, N failed, N skipped
 # Parts, in order (TEST_PARTS selects, default all): layers (make layers: the
-# include order of src/ and its self-test), format (make format-check),
+# include order of src/ and its self-test; no citation outside the repository and its
+# self-test), format (make format-check),
 # fuzz (tests/fuzz/run_fuzz.sh FUZZ_SMOKE_SECONDS: the smoke run of every harness
 # already built in build/fuzz), unit (every binary BUILD_DIR/tests/test_*), e2e
 # (every tests/e2e/e2e_*.sh). UNIT_JOBS=N runs the unit binaries N at a time, longest first (make unit: 3).
@@ -46,7 +47,9 @@ for part in $parts; do
   case "$part" in
   layers)
     suite check_layers 300 sh tests/layers/check_layers.sh src src/layers.txt
-    suite test_check_layers 300 sh tests/layers/test_check_layers.sh ;;
+    suite test_check_layers 300 sh tests/layers/test_check_layers.sh
+    suite check_citations 300 sh tests/layers/check_citations.sh src tests web deploy docs README.md Makefile
+    suite test_check_citations 300 sh tests/layers/test_check_citations.sh ;;
   format)
     suite format-check 300 ${MAKE:-make} --no-print-directory format-check ;;
   fuzz)

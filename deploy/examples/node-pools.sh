@@ -36,7 +36,7 @@ DOCTL=${DOCTL:-doctl}
 SYSTEM_SIZE=${SYSTEM_SIZE:-s-2vcpu-4gb}
 SYSTEM_COUNT=${SYSTEM_COUNT:-2}
 GPU_SIZE=${GPU_SIZE:-gpu-h100x1-80gb}
-# A pool is Spot when its size slug ends in -spot (spotledger's rule, DESIGN.md).
+# A pool is Spot when its size slug ends in -spot (spotledger's rule, README "Point it at your cluster").
 SPOT_SIZE=${SPOT_SIZE:-$GPU_SIZE-spot}
 SPOT_MAX=${SPOT_MAX:-4}
 FALLBACK_MAX=${FALLBACK_MAX:-2}

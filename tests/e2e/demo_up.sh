@@ -4,7 +4,8 @@
 #
 # demo_start DIR: starts deploy/demo/run.sh as `make run` does (run folder DIR/run,
 #   a free port, the binaries under test), sets run_pid and base
-#   (http://127.0.0.1:PORT) once demo.env is written; bounded (20 s).
+#   (http://127.0.0.1:PORT) once run.sh has written demo.env and printed its start-up
+#   lines; bounded (20 s).
 # demo_week_done SECONDS: waits until run.sh says the simulated week is complete and
 #   the source clock reached its end (2026-11-16T00:00:00Z); bounded by SECONDS.
 demo_start() {
@@ -13,7 +14,9 @@ demo_start() {
     SPOTSIM_BIN="$SPOTSIM_BIN" sh "$root/deploy/demo/run.sh" >"$_dd/run.out" 2>"$_dd/run.err" &
   run_pid=$!
   _di=0
-  until grep -q '^B=' "$_dd/run/demo.env" 2>/dev/null; do
+  # run.sh's last start-up line, printed after demo.env is written and after the
+  # lines e2e_readme checks (waiting for demo.env alone raced them)
+  until grep -q '^Ctrl-C stops both' "$_dd/run.out" 2>/dev/null; do
     _di=$((_di + 1)); [ $_di -le 200 ] || fail "the demo did not start: $(cat "$_dd/run.out" "$_dd/run.err")"
     kill -0 "$run_pid" 2>/dev/null || fail "the demo exited: $(cat "$_dd/run.out" "$_dd/run.err")"
     sleep 0.1
