@@ -9,6 +9,7 @@
 
 #include "base/secret.h"
 #include "base/log.h"
+#include "base/stopsig.h"
 #include "sim/sim_authz.h"
 #include "sim/sim_clock.h"
 #include "sim/sim_fault.h"
@@ -422,12 +423,8 @@ int main(int argc, char **argv) {
     char *do_token = read_token("--do-token-file", o.do_token_file);
     char *kube_token = read_token("--kube-token-file", o.kube_token_file);
 
-    signal(SIGPIPE, SIG_IGN);
     sigset_t stop_set;
-    sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGTERM);
-    sigaddset(&stop_set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
+    stopsig_block(&stop_set);
 
     struct sim_tls tls = {NULL, NULL};
     struct sim_faults faults;
