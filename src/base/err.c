@@ -16,7 +16,8 @@ static const char *const err_names[] = {
 };
 
 const char *err_str(enum err rc) {
-    if ((unsigned)rc < sizeof err_names / sizeof err_names[0])
+    /* a code added to enum err but not to the table reads as unknown, never NULL */
+    if ((unsigned)rc < sizeof err_names / sizeof err_names[0] && err_names[rc])
         return err_names[rc];
     return "unknown error";
 }

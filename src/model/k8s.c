@@ -54,7 +54,7 @@ static const char *const kind_names[] = {
 };
 
 const char *k8s_kind_name(enum k8s_kind kind) {
-    if ((unsigned)kind < sizeof kind_names / sizeof kind_names[0])
+    if ((unsigned)kind < sizeof kind_names / sizeof kind_names[0] && kind_names[kind])
         return kind_names[kind];
     return "?";
 }
