@@ -147,11 +147,9 @@ static bool experiment_figures(struct request *req, struct response *resp, struc
         n = distinct_experiments(&c.data->in, names, API_EXP_MAX, &truncated);
     char why[200] = "";
     if (u->on && completion) {
-        snprintf(why, sizeof why, "95%% intervals are drawn on the accrual basis only");
+        snprintf(why, sizeof why, "%s", UNC_REASON_COMPLETION);
     } else if (u->on && !unc_on) {
-        snprintf(why, sizeof why,
-                 "windows longer than %d days are not resampled (the bootstrap draws every task)",
-                 API_UNC_MAX_DAYS);
+        snprintf(why, sizeof why, UNC_REASON_LONG_FMT, API_UNC_MAX_DAYS);
     } else if (u->on && (int64_t)n * u->resamples > API_EXP_MAX_DRAWS) {
         snprintf(why, sizeof why,
                  "%zu experiments x %d resamples is over %d: ask for one experiment "

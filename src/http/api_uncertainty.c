@@ -61,14 +61,12 @@ bool api_unc_compute(struct request *req, struct response *resp, const struct ap
     if (!u->on)
         return true;
     if (completion) { /* as the experiments route and the CSV say (docs/uncertainty.md) */
-        unc_none(u, "95% intervals are drawn on the accrual basis only");
+        unc_none(u, UNC_REASON_COMPLETION);
         return true;
     }
     if (q->w.to - q->w.from > (int64_t)API_UNC_MAX_DAYS * 86400) {
         char why[128];
-        snprintf(why, sizeof why,
-                 "windows longer than %d days are not resampled (the bootstrap draws every task)",
-                 API_UNC_MAX_DAYS);
+        snprintf(why, sizeof why, UNC_REASON_LONG_FMT, API_UNC_MAX_DAYS);
         unc_none(u, why);
         return true;
     }

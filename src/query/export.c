@@ -165,7 +165,7 @@ static enum err summary_sinks(struct store *db, const struct calc_settings *cfg,
     enum err rc;
     if (completion) {
         rc = calc_completion(db, cfg, from, to, &q, &c, &comp);
-        e.unc_reason = "95% intervals are drawn on the accrual basis only";
+        e.unc_reason = UNC_REASON_COMPLETION;
     } else {
         if (to - from > (int64_t)UNC_MAX_WINDOW_DAYS * 86400) {
             resamples = -1;

@@ -24,6 +24,14 @@
  * the window): the API answers null with a reason, the CSV empty cells. */
 #define UNC_MAX_WINDOW_DAYS 35
 
+/* Why a window has no intervals, in the words the summary, experiments and the
+ * CSV all give: the intervals are drawn on the accrual basis only
+ * (docs/uncertainty.md), and a window over UNC_MAX_WINDOW_DAYS is not resampled
+ * (printf format, the day count its argument). */
+#define UNC_REASON_COMPLETION "95% intervals are drawn on the accrual basis only"
+#define UNC_REASON_LONG_FMT                                                                        \
+    "windows longer than %d days are not resampled (the bootstrap draws every task)"
+
 enum unc_diff {
     UNC_SPOT_VS_ON_DEMAND = 0,      /* measured Spot - measured pure On-Demand */
     UNC_FALLBACK_VS_ON_DEMAND,      /* measured fallback - measured pure On-Demand */
