@@ -54,6 +54,8 @@ bool sim_k8s_handle_accept(const struct sim_world *w, const struct request *req,
  * (an injected drop). */
 ssize_t sim_watch_read(struct sim_watch *wt, const struct sim_watch_io *io, char *buf, size_t max);
 void sim_watch_free(struct sim_watch *wt);
+/* The kind a watch streams (enum sim_kind). */
+int sim_watch_kind(const struct sim_watch *wt);
 
 /* Kubernetes Status body (code, reason, message) into resp with that status. */
 void sim_k8s_status(struct response *resp, int code, const char *reason, const char *fmt, ...)

@@ -49,6 +49,10 @@ void sim_watch_free(struct sim_watch *wt) {
     free(wt);
 }
 
+int sim_watch_kind(const struct sim_watch *wt) {
+    return (int)wt->t.kind;
+}
+
 static void watch_event(struct sim_watch *wt, const char *type, enum sim_kind kind, int idx,
                         int64_t asof) {
     struct jsonw j;

@@ -40,6 +40,7 @@ struct opts {
     int64_t retention;
     int rate_per_minute;
     int64_t bookmark_ms;
+    int64_t pace_ms; /* --pace-watches: the longest stand, real ms; 0 off */
     const char *fault[SIM_FAULT_COUNT];
     int64_t fault_slow_ms;
     uint64_t fault_seed;
@@ -83,6 +84,10 @@ static void usage(FILE *f) {
           "  --watch-retention DUR  watch history in simulated time (default 300s x speed)\n"
           "  --rate-limit N         DigitalOcean requests per real minute, then 429 (250; 0 off)\n"
           "  --bookmark-ms MS       real milliseconds between watch BOOKMARKs (1000)\n"
+          "  --pace-watches MS      the clock stands while a Kubernetes kind that was watched\n"
+          "                         has no open watch (a client reconnecting, relisting after a\n"
+          "                         410, backing off), at most MS real milliseconds a time, so\n"
+          "                         a fast clock loses nothing to the gap (0: off, the default)\n"
           "  --fault-429 R, --fault-5xx R, --fault-slow R, --fault-truncate R,\n"
           "  --fault-watch-drop R, --fault-watch-410 R, --fault-watch-dup R\n"
           "                         R = a probability (0.05) or a count (3 = the first three)\n"
@@ -153,6 +158,7 @@ static int parse_args(int argc, char **argv, struct opts *o) {
         int64_t *dst;
     } int_flags[] = {{"--speed", 0, 10000000, &o->speed},
                      {"--bookmark-ms", 10, 3600000, &o->bookmark_ms},
+                     {"--pace-watches", 0, 600000, &o->pace_ms},
                      {"--fault-slow-ms", 0, 600000, &o->fault_slow_ms}};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -449,6 +455,8 @@ int main(int argc, char **argv) {
     sim_clock_init(&clock, sc->start, horizon, o.speed);
     if (o.hold)
         sim_clock_hold(&clock);
+    if (o.pace_ms > 0)
+        sim_clock_pace(&clock, o.pace_ms);
     int64_t retention = o.retention >= 0 ? o.retention : 300 * (o.speed > 1 ? o.speed : 1);
     struct sim_server_options so = {
         .world = w,

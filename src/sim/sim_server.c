@@ -97,6 +97,7 @@ static void trunc_free(void *cls) {
 struct watch_conn {
     struct sim_watch *wt;
     struct sim_watch_io io;
+    struct sim_clock *clock; /* a paced clock's observer, one per open watch */
 };
 
 static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max) {
@@ -112,6 +113,7 @@ static ssize_t watch_read(void *cls, uint64_t pos, char *buf, size_t max) {
 
 static void watch_free(void *cls) {
     struct watch_conn *wc = cls;
+    sim_clock_observer_off(wc->clock, (unsigned)sim_watch_kind(wc->wt));
     sim_watch_free(wc->wt);
     free(wc);
 }
@@ -222,6 +224,17 @@ static void sim_status(struct sim_server *s, int64_t now, struct response *resp)
         for (int k = 0; k < SIM_FAULT_COUNT; k++)
             jsonw_kint(&j, sim_fault_name((enum sim_fault_kind)k), s->opt.faults->injected[k]);
         pthread_mutex_unlock(&s->opt.faults->mu);
+        jsonw_obj_end(&j);
+    }
+    if (s->opt.clock->pace_cap_ns) { /* --pace-watches: how often, how long the clock stood */
+        struct sim_clock_pace_stats ps = sim_clock_pace_stats(s->opt.clock);
+        jsonw_key(&j, "pacing");
+        jsonw_obj(&j);
+        jsonw_kint(&j, "stands", ps.stands);
+        jsonw_kint(&j, "stood_ms", ps.stood_ms);
+        jsonw_kint(&j, "longest_ms", ps.longest_ms);
+        jsonw_kint(&j, "capped", ps.capped);
+        jsonw_kint(&j, "over_budget", ps.over_budget);
         jsonw_obj_end(&j);
     }
     jsonw_obj_end(&j);
@@ -373,6 +386,8 @@ static enum MHD_Result handle(struct sim_server *s, struct MHD_Connection *conn,
         struct watch_conn *wc = xcalloc(1, sizeof *wc);
         wc->wt = wt;
         wc->io = (struct sim_watch_io){srv_now, s, &s->stop, s->opt.faults, s->opt.bookmark_ms};
+        wc->clock = s->opt.clock;
+        sim_clock_observer_on(wc->clock, (unsigned)sim_watch_kind(wt));
         struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
                                                                    watch_read, wc, watch_free);
         if (!r) {

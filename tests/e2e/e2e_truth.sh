@@ -33,8 +33,13 @@ run_case() {
   t0=$(date +%s)
   d="$dir/$name"
   mkdir -p "$d"
-  # pods' deletionTimestamp as Kubernetes sets it (request + grace), as real clusters do
-  stack_sim "$d" --scenario "$scenario" --kube-deletion-timestamps --truth "$d/truth.json" "$@"
+  # pods' deletionTimestamp as Kubernetes sets it (request + grace), as real clusters do;
+  # the clock paced by the watches (docs/oracle.md "Simulated time"): while a kind spotledger
+  # watched has no open watch (a reconnect, a relist after a 410, a backoff), simulated time
+  # stands, up to 3 s a time, as it does at 1x; unpaced, a 60 ms relist under load is 86 s at
+  # 1440x and a Job with a 60 s TTL can come and go unseen (CI, stop 29: short-ttl)
+  stack_sim "$d" --scenario "$scenario" --kube-deletion-timestamps --pace-watches 3000 \
+    --truth "$d/truth.json" "$@"
   stack_ledger "$d" "$d/ledger.db" ${ledger_args:-}
 
   # closed="FROM,TO,CHANGE": the window FROM..TO is read once spotledger's sources have
@@ -144,7 +149,8 @@ run_case() {
   done
   curl -sf "http://$http/sim/status" >"$d/sim.status" || echo '{}' >"$d/sim.status"
   cost=$(jq -r '[.configurations[] | select(.basis == "measured") | .cost_per_successful_task] | map(tostring) | join(" / ")' "$d/got.summary")
-  echo "e2e_truth: $name: summary, nodes, pools, reclaims (the oracle's), invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost ($(($(date +%s) - t0)) s)"
+  pace=$(jq -r '.pacing // {} | "\(.stands // 0) stands, \(.stood_ms // 0) ms, longest \(.longest_ms // 0) ms, \(.capped // 0) capped, \(.over_budget // 0) over budget"' "$d/sim.status")
+  echo "e2e_truth: $name: summary, nodes, pools, reclaims (the oracle's), invoice ($got_billed USD) and $got_att attempts equal the truth; cost per task spot / fallback / on-demand: $cost ($(($(date +%s) - t0)) s; clock paced: $pace)"
   kill "$ledger_pid" "$sim_pid" 2>/dev/null || true
   wait "$ledger_pid" 2>/dev/null || true
   wait "$sim_pid" 2>/dev/null || true

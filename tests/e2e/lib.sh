@@ -7,7 +7,8 @@
 #   INT and TERM, they get SIGTERM and dir is removed), fail MESSAGE ("NAME:
 #   MESSAGE" on stderr, or "NAME: CASE: MESSAGE" while the script sets
 #   e2e_case=CASE, after the last 20 lines of dir/LOG when LOG is given and
-#   written; exit 1), and settle.sh's and stack.sh's functions.
+#   written; exit 1), and settle.sh's and stack.sh's functions. E2E_KEEP=PREFIX
+#   copies dir to PREFIX.PID before removing it (logs, databases, truths).
 # e2e_begin_named NAME VAR...: the start of a script that keeps each process it
 #   starts in a variable of its own (VAR..., set empty here) and sets root, sim
 #   and ledger itself: dir (a new temporary directory), on_exit_stop VAR..., fail
@@ -48,7 +49,7 @@ e2e_begin_named() {
 
 _e2e_cleanup() {
   for p in $pids; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$dir"
+  [ -n "${E2E_KEEP:-}" ] && cp -r "$dir" "$E2E_KEEP.$$"; rm -rf "$dir"
 }
 
 fail() {
