@@ -15,7 +15,9 @@ export async function loadAdvice(gen) {
     findings.sort((a, b) => (rank[a.severity] ?? 3) - (rank[b.severity] ?? 3));
     for (const f of findings) {
       const li = el('li', { class: 'finding severity-' + (f.severity || 'info'), 'data-rule': f.rule || '' });
-      li.append(el('p', { class: 'finding-title' }, el('span', { class: 'severity', text: f.severity || 'info' }), ' ', f.title || f.rule || ''));
+      /* on a fleet each finding names its cluster (the advisor runs per cluster) */
+      const where = f.cluster ? [el('span', { class: 'finding-cluster', text: f.cluster }), ' '] : [];
+      li.append(el('p', { class: 'finding-title' }, el('span', { class: 'severity', text: f.severity || 'info' }), ' ', ...where, f.title || f.rule || ''));
       if (f.why) li.append(el('p', { text: f.why }));
       if (f.fix) li.append(el('p', { class: 'fix' }, el('strong', { text: 'Fix: ' }), f.fix));
       if (f.evidence && typeof f.evidence === 'object' && Object.keys(f.evidence).length) li.append(renderAdviceObject('Evidence', f.evidence));

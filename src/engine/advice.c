@@ -205,6 +205,7 @@ void advice_emit(struct advice_ctx *c, const char *rule, enum advice_severity se
     f->evidence = evidence;
     f->why = why;
     f->fix = fix;
+    f->cluster = NULL;
     c->r->counts[sev]++;
 }
 
@@ -217,13 +218,17 @@ static void finding_release(struct advice_finding *f) {
     free(f->title);
     free(f->evidence);
     free(f->fix);
+    free(f->cluster);
 }
 
+/* severity, cluster (none first), rule, object */
 static int cmp_finding(const void *a, const void *b) {
     const struct advice_finding *x = a, *y = b;
     if (x->severity != y->severity)
         return x->severity < y->severity ? -1 : 1;
-    int r = strcmp(x->rule, y->rule);
+    int r = strcmp(x->cluster ? x->cluster : "", y->cluster ? y->cluster : "");
+    if (!r)
+        r = strcmp(x->rule, y->rule);
     return r ? r : strcmp(x->object, y->object);
 }
 
@@ -319,6 +324,28 @@ enum err advice_run(const struct advice_input *in, struct advice_result **out) {
     return ERR_OK;
 }
 
+void advice_result_merge(struct advice_result *dst, struct advice_result *src,
+                         const char *cluster) {
+    if (src->n) {
+        dst->v = xrealloc(dst->v, (dst->n + src->n) * sizeof *dst->v);
+        for (size_t i = 0; i < src->n; i++) {
+            struct advice_finding *f = &dst->v[dst->n++];
+            *f = src->v[i];
+            free(f->cluster);
+            f->cluster = cluster ? xstrdup(cluster) : NULL;
+        }
+        qsort(dst->v, dst->n, sizeof *dst->v, cmp_finding);
+    }
+    for (int s = 0; s < ADVICE_NSEVERITY; s++)
+        dst->counts[s] += src->counts[s];
+    dst->silenced += src->silenced;
+    free(src->v);
+    src->v = NULL;
+    src->n = 0;
+    memset(src->counts, 0, sizeof src->counts);
+    src->silenced = 0;
+}
+
 void advice_result_free(struct advice_result *r) {
     if (!r)
         return;
@@ -341,6 +368,8 @@ enum err advice_json(const struct advice_result *r, struct buf *out) {
         jsonw_kstr(&w, "rule", f->rule);
         jsonw_kstr(&w, "severity", advice_severity_name(f->severity));
         jsonw_kstr(&w, "object", f->object);
+        if (f->cluster)
+            jsonw_kstr(&w, "cluster", f->cluster);
         jsonw_kstr(&w, "title", f->title);
         jsonw_key(&w, "evidence");
         jsonw_raw(&w, f->evidence);

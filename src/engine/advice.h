@@ -185,6 +185,7 @@ struct advice_finding {
     char *evidence;  /* a JSON object (valid JSON text) */
     const char *why; /* static */
     char *fix;
+    char *cluster; /* the fleet cluster it is about (advice_result_merge); NULL: not said */
 };
 
 struct advice_result {
@@ -199,8 +200,15 @@ struct advice_result {
 enum err advice_run(const struct advice_input *in, struct advice_result **out);
 void advice_result_free(struct advice_result *r);
 
+/* Moves src's findings into dst, each marked as about cluster (copied), and
+ * adds src's counts and silenced to dst's; dst is then in advice_run's order
+ * with the cluster after the severity (a fleet's advice, run per cluster, as
+ * one answer). src is left empty (still to be freed). */
+void advice_result_merge(struct advice_result *dst, struct advice_result *src, const char *cluster);
+
 /* {"findings":[...],"counts":{"critical":N,"warning":N,"info":N},"silenced":N}
- * appended to out. ERR_TOOBIG past the buffer's cap. */
+ * appended to out; a finding with a cluster carries "cluster". ERR_TOOBIG past
+ * the buffer's cap. */
 enum err advice_json(const struct advice_result *r, struct buf *out);
 
 const char *advice_severity_name(enum advice_severity s); /* "critical" ... */

@@ -3,7 +3,11 @@
  * Query: window= / from= / to= (default: the last 7 days) set the window the
  * rows and cost figures come from; namespace= and configuration= narrow the Job
  * findings (pool and cluster findings always show); experiment= narrows the
- * cost figures only; cluster= narrows everything read (docs/fleet.md). */
+ * cost figures only; cluster= narrows everything read (docs/fleet.md). On a
+ * fleet (a database holding more than one cluster) the advisor runs once per
+ * cluster read and the findings are merged, each naming its "cluster": the
+ * cluster-wide rules (a system pool, a fallback pool) judge each cluster's own
+ * pools, and each fix names its own cluster for doctl. */
 #include "http/api_advice.h"
 
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include "service/config.h"
 #include "base/log.h"
 #include "store/store_advice.h"
+#include "store/store_read.h"
 #include "base/xalloc.h"
 
 static const struct advice_label default_spot_labels[] = {
@@ -109,10 +114,54 @@ static bool advise(struct request *req, struct response *resp, const struct api_
     return true;
 }
 
+#define ADVICE_MAX_CLUSTERS 64
+
+/* advise, per cluster on a fleet (the file's comment): the clusters the
+ * database holds, narrowed by q's cluster=; with more than one in the
+ * database, each finding names its cluster. */
+static bool advise_fleet(struct request *req, struct response *resp, const struct api_query *q,
+                         struct advice_result **out) {
+    if (!api_db_open(req, resp))
+        return false;
+    char(*all)[STORE_CLUSTER_NAME_MAX] = xcalloc(ADVICE_MAX_CLUSTERS, sizeof *all);
+    size_t n_all = 0, n = 0;
+    enum err rc = store_cluster_names(req->db, NULL, all, ADVICE_MAX_CLUSTERS, &n_all);
+    if (rc == ERR_OK && n_all > 1 && q->clusters[0])
+        rc = store_cluster_names(req->db, q->clusters, all, ADVICE_MAX_CLUSTERS, &n);
+    else
+        n = n_all;
+    if (rc != ERR_OK) {
+        free(all);
+        response_error(resp, rc == ERR_BUSY ? 503 : 500, "database", "cannot read the data: %s",
+                       err_str(rc));
+        return false;
+    }
+    if (n_all <= 1 || n == 0) { /* one cluster, or none of those asked: as asked */
+        free(all);
+        return advise(req, resp, q, out);
+    }
+    struct advice_result *res = xcalloc(1, sizeof *res);
+    for (size_t i = 0; i < n; i++) {
+        struct api_query one = *q;
+        snprintf(one.clusters, sizeof one.clusters, ",%s,", all[i]);
+        struct advice_result *r = NULL;
+        if (!advise(req, resp, &one, &r)) {
+            advice_result_free(res);
+            free(all);
+            return false;
+        }
+        advice_result_merge(res, r, all[i]);
+        advice_result_free(r);
+    }
+    free(all);
+    *out = res;
+    return true;
+}
+
 void api_advice(struct request *req, struct response *resp) {
     struct api_query q;
     struct advice_result *res = NULL;
-    if (!api_query_parse(req, resp, &q, NULL) || !advise(req, resp, &q, &res))
+    if (!api_query_parse(req, resp, &q, NULL) || !advise_fleet(req, resp, &q, &res))
         return;
     enum err rc = advice_json(res, &resp->body);
     if (rc == ERR_OK)
@@ -133,7 +182,7 @@ enum err api_advice_counts(struct request *req, int64_t *counts) {
     struct response scratch;
     response_init(&scratch);
     struct advice_result *res = NULL;
-    bool ok = advise(req, &scratch, &q, &res);
+    bool ok = advise_fleet(req, &scratch, &q, &res);
     enum err rc = ok ? ERR_OK : scratch.status == 503 ? ERR_BUSY : ERR_DB;
     response_release(&scratch);
     if (!ok)

@@ -720,6 +720,70 @@ static void test_advice_cluster(void **state) {
     expect_ids(t, NULL, north_not);
 }
 
+/* The index of the finding with this id and cluster in the advice just
+ * received, -1 when there is none. */
+static int finding_at(struct apitest *t, const char *id, const char *cluster) {
+    for (size_t i = 0; i < jlen(t, "findings"); i++) {
+        char pi[64], pc[64];
+        snprintf(pi, sizeof pi, "findings.%zu.id", i);
+        snprintf(pc, sizeof pc, "findings.%zu.cluster", i);
+        if (!strcmp(jstr(t, pi), id) && !strcmp(jstr(t, pc), cluster))
+            return (int)i;
+    }
+    return -1;
+}
+
+/* /api/v1/advice on a fleet runs the advisor per cluster (docs/fleet.md). East
+ * gets a small On-Demand CPU pool without taints (pool-sys-e, s-2vcpu-4gb);
+ * west's only pool is its GPU pool gpu-od. The system-pool rule asks each
+ * cluster for such a pool: east has one, west has none, so the fleet's advice
+ * has system-pool:cluster for west only, and its fix names west's DigitalOcean
+ * cluster (west-doks). Before, the fleet's pools were judged as one cluster's:
+ * east's pool hid west's missing one (no system-pool finding at all). Every
+ * finding names its cluster, and the counts are the findings listed. */
+static void test_advice_fleet_per_cluster(void **state) {
+    struct apitest *t = *state;
+    const long long t0 = TESTDB_T0;
+    testdb_execf(
+        &t->db,
+        "INSERT INTO node_pools(id, cluster_id, name, size, capacity_type,"
+        " price_hourly_micro, first_seen, last_seen, cluster) VALUES ('pool-sys-e', 'c1',"
+        " 'system', 's-2vcpu-4gb', 'on-demand', 36000, %lld, %lld, 'east');"
+        "INSERT INTO clusters(id, name, first_seen, last_seen, cluster) VALUES"
+        " ('c1', 'east-doks', %lld, %lld, 'east'), ('c2', 'west-doks', %lld, %lld, 'west');",
+        t0 - 600, t0 + 9000, t0 - 600, t0 + 9000, t0 - 600, t0 + 9000);
+    apitest_open(t);
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK), 200);
+    int w = finding_at(t, "system-pool:cluster", "west");
+    assert_true(w >= 0);
+    assert_int_equal(finding_at(t, "system-pool:cluster", "east"), -1);
+    char p[64];
+    snprintf(p, sizeof p, "findings.%d.fix", w);
+    assert_non_null(strstr(jstr(t, p), "node-pool create west-doks "));
+    int64_t listed[3] = {0, 0, 0};
+    static const char *const sev[3] = {"critical", "warning", "info"};
+    for (size_t i = 0; i < jlen(t, "findings"); i++) {
+        char pc[64], ps[64];
+        snprintf(pc, sizeof pc, "findings.%zu.cluster", i);
+        snprintf(ps, sizeof ps, "findings.%zu.severity", i);
+        const char *c = jstr(t, pc);
+        assert_true(!strcmp(c, "east") || !strcmp(c, "west"));
+        for (int k = 0; k < 3; k++)
+            listed[k] += !strcmp(jstr(t, ps), sev[k]);
+    }
+    for (int k = 0; k < 3; k++) {
+        char pk[32];
+        snprintf(pk, sizeof pk, "counts.%s", sev[k]);
+        assert_int_equal(jint(t, pk), listed[k]);
+    }
+    /* west alone, on the fleet: the same finding, named */
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK "&cluster=west"), 200);
+    assert_true(finding_at(t, "system-pool:cluster", "west") >= 0);
+    /* east alone: its system pool is there */
+    assert_int_equal(apitest_call(t, "GET /api/v1/advice?" WEEK "&cluster=east"), 200);
+    assert_null(strstr(apitest_body(t), "system-pool:"));
+}
+
 /* The experiment names just received, as "a,b," (static). */
 static const char *experiment_names(struct apitest *t) {
     static char names[512];
@@ -773,6 +837,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reconcile_cluster, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_csv_tasks, setup, apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_advice_cluster, setup, apitest_teardown_state),
+        cmocka_unit_test_setup_teardown(test_advice_fleet_per_cluster, setup,
+                                        apitest_teardown_state),
         cmocka_unit_test_setup_teardown(test_experiment_names, setup, apitest_teardown_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
