@@ -278,7 +278,7 @@ static enum err load_prices(struct store *s, struct store_cost_data *d) {
 /* Loads pools, then nodes (task_uid NULL: by window; else the task's), then
  * tasks with their attempts, then prices. */
 static enum err load(struct store *s, int64_t from, int64_t to, const char *task_uid,
-                     bool nodes_only, int64_t alive_at, const struct store_cost_opts *opts,
+                     bool nodes_only, const struct store_cost_opts *opts,
                      struct store_cost_data **out) {
     enum cost_config default_config = opts ? opts->default_config : COST_FALLBACK;
     struct store_cost_data *d = xcalloc(1, sizeof *d);
@@ -305,7 +305,7 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
     if (rc == ERR_OK && nodes_only) {
         /* no tasks: cost_compose's input */
     } else if (rc == ERR_OK && !task_uid) {
-        rc = store_cost_tasks_window(s, d, from, to, back, life, default_config, node_ix, alive_at);
+        rc = store_cost_tasks_window(s, d, from, to, back, life, default_config, node_ix, 0);
     } else if (rc == ERR_OK) {
         rc = store_cost_tasks_one(s, d, task_uid, default_config, node_ix);
     }
@@ -331,23 +331,17 @@ static enum err load(struct store *s, int64_t from, int64_t to, const char *task
 enum err store_cost_load(struct store *s, int64_t from, int64_t to,
                          const struct store_cost_opts *opts, struct store_cost_data **out) {
     store_set_read_clusters(s, opts ? opts->clusters : NULL);
-    return load(s, from, to, NULL, false, 0, opts, out);
+    return load(s, from, to, NULL, false, opts, out);
 }
 
 enum err store_cost_load_nodes(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts, struct store_cost_data **out) {
     store_set_read_clusters(s, opts ? opts->clusters : NULL);
-    return load(s, from, to, NULL, true, 0, opts, out);
+    return load(s, from, to, NULL, true, opts, out);
 }
 
 enum err store_cost_load_task(struct store *s, const char *task_uid,
                               const struct store_cost_opts *opts, struct store_cost_data **out) {
     store_set_read_clusters(s, NULL); /* one task: its own cluster's */
-    return load(s, 0, 0, task_uid, false, 0, opts, out);
-}
-
-enum err store_cost_load_edge(struct store *s, int64_t edge, const struct store_cost_opts *opts,
-                              struct store_cost_data **out) {
-    store_set_read_clusters(s, opts ? opts->clusters : NULL);
-    return load(s, edge - 1, edge + 1, NULL, false, edge, opts, out);
+    return load(s, 0, 0, task_uid, false, opts, out);
 }

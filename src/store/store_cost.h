@@ -70,7 +70,10 @@ enum err store_cost_load_tasks(struct store *s, int64_t from, int64_t to,
                                const struct store_cost_opts *opts,
                                const struct store_cost_data *base, const struct cost_index *node_ix,
                                struct store_cost_data **out);
-/* The tasks store_cost_load_edge loads for edge, over base's pools, nodes and
+/* The tasks of [edge - 1, edge + 1) plus every task alive at edge (an attempt
+ * begun before it, and completed at or after it or still running) with all
+ * their attempts: every task whose life reaches across edge (a window's
+ * partial flag, cost.h cost_result.partial). Over base's pools, nodes and
  * prices (as store_cost_load_tasks): base is store_cost_load_nodes of a window
  * with this edge, whose nodes are those a direct load of that window prices. */
 enum err store_cost_load_edge_tasks(struct store *s, int64_t edge,
@@ -81,12 +84,6 @@ enum err store_cost_load_edge_tasks(struct store *s, int64_t edge,
  * The task is absent (n_tasks == 0) when the uid is unknown. */
 enum err store_cost_load_task(struct store *s, const char *task_uid,
                               const struct store_cost_opts *opts, struct store_cost_data **out);
-/* Loads for [edge - 1, edge + 1) as store_cost_load, plus every task alive at
- * edge (an attempt begun before it, and completed at or after it or still
- * running) with all its attempts: every task whose life reaches across edge
- * (a window's partial flag, cost.h cost_result.partial). */
-enum err store_cost_load_edge(struct store *s, int64_t edge, const struct store_cost_opts *opts,
-                              struct store_cost_data **out);
 void store_cost_free(struct store_cost_data *d);
 
 #endif

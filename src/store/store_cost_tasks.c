@@ -386,7 +386,7 @@ static enum err later_attempts(struct store *s, struct wload *w, int64_t to) {
     return read_attempts(s, w, st, INT64_MAX, INT64_MIN);
 }
 
-/* alive_at (store_cost_load_edge): a task begun before it and not finished
+/* alive_at (store_cost_load_edge_tasks): a task begun before it and not finished
  * before it (completed at or after it, or running) is touched too. */
 static void mark_alive(struct wload *w, int64_t alive_at) {
     for (size_t i = 0; i < w->n_wa; i++) {

@@ -19,7 +19,7 @@ enum err store_cost_task_bounds(struct store *s, int64_t *span, int64_t *life);
 /* Sets d's tasks and attempts (d->tasks, d->attempts, their counts in d->in;
  * d has none yet) to the tasks that touch [from, to) with every attempt of theirs
  * (span, life: store_cost_task_bounds). A task row absent from the tasks table
- * gets configuration dflt. alive_at != 0 (store_cost_load_edge): a task begun
+ * gets configuration dflt. alive_at != 0 (store_cost_load_edge_tasks): a task begun
  * before alive_at and not finished before it is touched too. node_ix (may be
  * NULL) maps node names to d's nodes. */
 enum err store_cost_tasks_window(struct store *s, struct store_cost_data *d, int64_t from,
