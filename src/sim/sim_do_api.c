@@ -365,10 +365,10 @@ bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *co
         jsonw_obj_end(&j);
     } else if (strcmp(p, "kubernetes/clusters") == 0) {
         struct page pg;
-        if (!sim_do_list_open(req, 1, "kubernetes_clusters", &pg, &j, resp))
+        if (!sim_do_list_open(req, a.n, "kubernetes_clusters", &pg, &j, resp))
             return true;
-        if (pg.first < pg.last)
-            cluster_json(&j, w, now);
+        for (int64_t i = pg.first; i < pg.last; i++) /* every cluster of the account */
+            cluster_json(&j, a.w[i], now);
         sim_do_list_close(&j, &pg, base_url, "/v2/kubernetes/clusters");
     } else if (strncmp(p, cl_prefix, cl_len) == 0 && p[cl_len] == '\0') {
         jsonw_obj(&j);
@@ -419,9 +419,9 @@ bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *co
     } else if (strcmp(p, "kubernetes/options") == 0) {
         sim_do_k8s_options(w, resp);
     } else if (strcmp(p, "droplets") == 0) {
-        sim_do_droplets(w, req, now, base_url, resp);
+        sim_do_droplets(&a, req, now, base_url, resp);
     } else if (strncmp(p, "droplets/", 9) == 0) {
-        if (!sim_do_droplet_one(w, p + 9, now, resp))
+        if (!sim_do_droplet_one(&a, p + 9, now, resp))
             sim_do_not_found(resp);
     } else {
         sim_do_not_found(resp);

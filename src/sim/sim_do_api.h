@@ -23,7 +23,8 @@ bool sim_do_handle(const struct sim_world *w, const struct request *req, int64_t
  * docs/fleet.md): `w` answers the request's own routes, the account's billing
  * (invoices and their items and summaries, billing history, balance, insights)
  * bills every node of every world of acct[0..n) (acct[0] the first cluster,
- * whose seed names the invoices). acct NULL or n 0: w alone. */
+ * whose seed names the invoices), and the cluster list and the droplets are
+ * every world's. acct NULL or n 0: w alone. */
 bool sim_do_handle_account(const struct sim_world *w, const struct sim_world *const *acct, int n,
                            const struct request *req, int64_t now, const char *base_url,
                            struct response *resp);

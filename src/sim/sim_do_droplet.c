@@ -87,8 +87,9 @@ static void droplet_json(struct jsonw *j, const struct sim_world *w, int node, i
     jsonw_obj_end(j);
 }
 
-/* GET /v2/droplets[?type=gpus|droplets][&tag_name=T]: the nodes that exist now. */
-void sim_do_droplets(const struct sim_world *w, const struct request *req, int64_t now,
+/* GET /v2/droplets[?type=gpus|droplets][&tag_name=T]: the nodes that exist now,
+ * of every cluster of the account (tag k8s:<cluster id>: that cluster's). */
+void sim_do_droplets(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *base, struct response *resp) {
     const char *type = request_param(req, "type");
     const char *tag = request_param(req, "tag_name");
@@ -96,44 +97,55 @@ void sim_do_droplets(const struct sim_world *w, const struct request *req, int64
         sim_do_error(resp, 400, "bad_request", "type must be 'droplets' or 'gpus'");
         return;
     }
-    char ctag[64];
-    snprintf(ctag, sizeof ctag, "k8s:%s", w->cluster_id);
-    bool tag_ok =
-        !tag || strcmp(tag, "k8s") == 0 || strcmp(tag, ctag) == 0 || strcmp(tag, "k8s:worker") == 0;
-    int *sel = xmalloc(sizeof *sel * (size_t)(w->nnodes ? w->nnodes : 1));
+    size_t total = 0;
+    for (int k = 0; k < a->n; k++)
+        total += (size_t)a->w[k]->nnodes;
+    struct pick {
+        int world, node;
+    } *sel = xmalloc(sizeof *sel * (total ? total : 1));
     int n = 0;
-    for (int i = 0; i < w->nnodes && tag_ok; i++) {
-        const struct sim_node *nd = &w->nodes[i];
-        if (!sim_do_node_visible(nd, now))
-            continue;
-        bool gpu = w->sc->sizes[w->sc->pools[w->pools[nd->pool].spec].size_idx].gpus > 0;
-        /* DigitalOcean lists GPU droplets only with type=gpus */
-        if (gpu != (type && strcmp(type, "gpus") == 0))
-            continue;
-        sel[n++] = i;
+    for (int k = 0; k < a->n; k++) {
+        const struct sim_world *w = a->w[k];
+        char ctag[64];
+        snprintf(ctag, sizeof ctag, "k8s:%s", w->cluster_id);
+        bool tag_ok = !tag || strcmp(tag, "k8s") == 0 || strcmp(tag, ctag) == 0 ||
+                      strcmp(tag, "k8s:worker") == 0;
+        for (int i = 0; i < w->nnodes && tag_ok; i++) {
+            const struct sim_node *nd = &w->nodes[i];
+            if (!sim_do_node_visible(nd, now))
+                continue;
+            bool gpu = w->sc->sizes[w->sc->pools[w->pools[nd->pool].spec].size_idx].gpus > 0;
+            /* DigitalOcean lists GPU droplets only with type=gpus */
+            if (gpu != (type && strcmp(type, "gpus") == 0))
+                continue;
+            sel[n++] = (struct pick){k, i};
+        }
     }
     struct page pg;
     struct jsonw j;
     if (sim_do_list_open(req, n, "droplets", &pg, &j, resp)) {
         for (int64_t i = pg.first; i < pg.last; i++)
-            droplet_json(&j, w, sel[i], now);
+            droplet_json(&j, a->w[sel[i].world], sel[i].node, now);
         sim_do_list_close(&j, &pg, base, "/v2/droplets");
     }
     free(sel);
 }
 
-bool sim_do_droplet_one(const struct sim_world *w, const char *id, int64_t now,
+bool sim_do_droplet_one(const struct sim_account *a, const char *id, int64_t now,
                         struct response *resp) {
-    for (int i = 0; i < w->nnodes; i++) {
-        if (!sim_do_node_visible(&w->nodes[i], now) || strcmp(w->nodes[i].droplet_id, id))
-            continue;
-        struct jsonw j;
-        jsonw_init(&j, &resp->body);
-        jsonw_obj(&j);
-        jsonw_key(&j, "droplet");
-        droplet_json(&j, w, i, now);
-        jsonw_obj_end(&j);
-        return true;
+    for (int k = 0; k < a->n; k++) {
+        const struct sim_world *w = a->w[k];
+        for (int i = 0; i < w->nnodes; i++) {
+            if (!sim_do_node_visible(&w->nodes[i], now) || strcmp(w->nodes[i].droplet_id, id))
+                continue;
+            struct jsonw j;
+            jsonw_init(&j, &resp->body);
+            jsonw_obj(&j);
+            jsonw_key(&j, "droplet");
+            droplet_json(&j, w, i, now);
+            jsonw_obj_end(&j);
+            return true;
+        }
     }
     return false;
 }

@@ -54,11 +54,12 @@ void sim_do_worker_tags(struct jsonw *j, const struct sim_world *w);
 
 /* --- sim_do_droplet.c --- */
 
-/* GET /v2/droplets (paged; tag_name filter). */
-void sim_do_droplets(const struct sim_world *w, const struct request *req, int64_t now,
+/* GET /v2/droplets (paged; tag_name filter): every cluster's of the account. */
+void sim_do_droplets(const struct sim_account *a, const struct request *req, int64_t now,
                      const char *base, struct response *resp);
-/* GET /v2/droplets/{id}; false when id is not a droplet then. */
-bool sim_do_droplet_one(const struct sim_world *w, const char *id, int64_t now,
+/* GET /v2/droplets/{id}, of any cluster of the account; false when id is no
+ * droplet then. */
+bool sim_do_droplet_one(const struct sim_account *a, const char *id, int64_t now,
                         struct response *resp);
 /* GET /v2/kubernetes/options. */
 void sim_do_k8s_options(const struct sim_world *w, struct response *resp);

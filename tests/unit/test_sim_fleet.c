@@ -19,7 +19,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
+#include "base/request.h"
 #include "sim/sim_clock.h"
+#include "sim/sim_do_api.h"
 #include "sim/sim_fleet.h"
 #include "sim/sim_scenario.h"
 #include "sim/sim_world.h"
@@ -139,10 +143,100 @@ static void test_tick_closes_the_port(void **state) {
     assert_true(x->f.down[0]);
 }
 
+/* GET path (with "?k=v" params added by the caller) on the account's first
+ * port at now; the parsed body (200 asserted). */
+static json_object *account_get(const struct sim_fleet *f, const struct sim_world *first,
+                                struct request *req, const char *path, int64_t now) {
+    free(req->method);
+    free(req->path);
+    req->method = strdup("GET");
+    req->path = strdup(path);
+    struct response resp;
+    response_init(&resp);
+    assert_true(sim_do_handle_account(first, f->all, f->n + 1, req, now, "http://sim", &resp));
+    assert_int_equal(resp.status, 200);
+    json_object *o = json_tokener_parse(buf_str(&resp.body));
+    assert_non_null(o);
+    response_release(&resp);
+    return o;
+}
+
+/* The GPU droplets listed for tag (NULL: none) at now: their count, the first
+ * one's id copied to first_id when given. */
+static size_t gpu_droplets(const struct sim_fleet *f, const struct sim_world *first,
+                           const char *tag, int64_t now, char *first_id, size_t cap) {
+    struct request req;
+    request_init(&req);
+    request_add_param(&req, "type", "gpus");
+    request_add_param(&req, "per_page", "200");
+    if (tag)
+        request_add_param(&req, "tag_name", tag);
+    json_object *o = account_get(f, first, &req, "/v2/droplets", now);
+    json_object *arr = json_object_object_get(o, "droplets");
+    size_t n = json_object_array_length(arr);
+    if (first_id && n)
+        snprintf(first_id, cap, "%lld",
+                 (long long)json_object_get_int64(
+                     json_object_object_get(json_object_array_get_idx(arr, 0), "id")));
+    json_object_put(o);
+    request_release(&req);
+    return n;
+}
+
+/* The account's DigitalOcean API (the first port) lists every cluster of the
+ * account and every cluster's droplets, as DigitalOcean does for a token of
+ * the account: /v2/kubernetes/clusters has both ids; /v2/droplets?type=gpus
+ * is east's (tag k8s:<east id>) and west's (tag k8s:<west id>) together, each
+ * of them some; a west droplet is found by id. Before, both answered the first
+ * cluster's only (west's tag listed nothing). At 1 h into small.json every GPU
+ * pool has its nodes. */
+static void test_account_lists_every_cluster(void **state) {
+    struct fx *x = *state;
+    struct sim_world *first = sim_world_build(x->first, 1, START + 12 * 3600);
+    assert_non_null(first);
+    x->f.all[0] = first; /* as spotsim's main: the first, then the others */
+    x->f.all[1] = x->f.w[0];
+    int64_t now = START + 3600;
+
+    struct request req;
+    request_init(&req);
+    json_object *o = account_get(&x->f, first, &req, "/v2/kubernetes/clusters", now);
+    json_object *arr = json_object_object_get(o, "kubernetes_clusters");
+    assert_int_equal(json_object_array_length(arr), 2);
+    assert_string_equal(
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(arr, 0), "id")),
+        SMALL_ID);
+    assert_string_equal(
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(arr, 1), "id")),
+        WEST_ID);
+    json_object_put(o);
+    request_release(&req);
+
+    char west_droplet[32] = "";
+    size_t east = gpu_droplets(&x->f, first, "k8s:" SMALL_ID, now, NULL, 0);
+    size_t west =
+        gpu_droplets(&x->f, first, "k8s:" WEST_ID, now, west_droplet, sizeof west_droplet);
+    size_t all = gpu_droplets(&x->f, first, NULL, now, NULL, 0);
+    assert_true(east > 0);
+    assert_true(west > 0);
+    assert_int_equal(all, east + west);
+
+    char path[64];
+    snprintf(path, sizeof path, "/v2/droplets/%s", west_droplet);
+    request_init(&req);
+    o = account_get(&x->f, first, &req, path, now);
+    assert_non_null(json_object_object_get(o, "droplet"));
+    json_object_put(o);
+    request_release(&req);
+    x->f.all[0] = x->f.all[1] = NULL;
+    sim_world_free(first);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_down_at_parse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tick_closes_the_port, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_account_lists_every_cluster, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
