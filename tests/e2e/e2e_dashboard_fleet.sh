@@ -12,6 +12,8 @@
 #      and a fleet total whose successful tasks, spend and idle are the sums of
 #      the two truths (its cost per task: the API's fleet summary); the cards
 #      show the fleet (tasks and cost = the sums);
+#   1b. the setup advice of the fleet: every finding of /advice names east or
+#      west, and the panel lists each finding with that cluster beside it;
 #   2. choosing "east" in the picker: the URL gets cluster=east, every card
 #      figure is east's truth, the table holds east and its total only; on a
 #      link with cluster=east the two downloads (the view's summary, the
@@ -186,6 +188,22 @@ exps_after=$(echo "$after" | jq -c .experiments)
 [ "$exps_after" = "$east_exps" ] ||
   fail "the experiment picker after choosing east: $exps_after, want $east_exps"
 note "experiment picker: $fleet_exps for the fleet, $east_exps for east"
+
+# 1b. the advisor's findings on the fleet (docs/fleet.md): the API runs it per cluster, each
+# finding names east or west; the panel lists every finding with its cluster beside the title
+curl -sf --max-time 30 "$base/api/v1/advice?window=$w" > "$dir/advice.json" || fail "fleet advice"
+jq -e '(.findings | length) > 0 and (.findings | all(.cluster == "east" or .cluster == "west"))' \
+  "$dir/advice.json" >/dev/null || fail "the fleet's advice does not name a cluster per finding: $(jq -c '[.findings[] | {id, cluster}]' "$dir/advice.json")"
+n_advice=$(jq '.findings | length' "$dir/advice.json")
+cdp "$base/#window=$w" 1280x900 "(async () => { $collect
+  await settle(() => document.querySelectorAll(\"#advice-list li\").length >= $n_advice);
+  return [...document.querySelectorAll(\"#advice-list li\")].map((li) => ({ rule: li.dataset.rule,
+    cluster: (li.querySelector(\".finding-cluster\") || {}).textContent || null })); })()" - "$dir/advice.page.json"
+jq -e --slurpfile a "$dir/advice.json" \
+  '(.value | map([.rule, .cluster]) | sort) == ($a[0].findings | map([.rule, .cluster]) | sort)' \
+  "$dir/advice.page.json" >/dev/null ||
+  fail "the advice panel: $(jq -c .value "$dir/advice.page.json"), the API: $(jq -c '[.findings[] | [.rule, .cluster]]' "$dir/advice.json")"
+note "advice: $n_advice findings, each with its cluster on the page ($(jq -c '[.findings[] | .cluster] | group_by(.) | map({(.[0]): length}) | add' "$dir/advice.json"))"
 
 # 2b. the downloads of a cluster view: "This view: summary" and "This table"
 # fetch the export with the view's cluster= (the files are captured in the page)
