@@ -19,7 +19,7 @@
 #include "service/config.h"
 #include "base/log.h"
 #include "store/store_advice.h"
-#include "store/store_read.h"
+#include "http/api_fleet.h"
 #include "base/xalloc.h"
 
 static const struct advice_label default_spot_labels[] = {
@@ -114,27 +114,20 @@ static bool advise(struct request *req, struct response *resp, const struct api_
     return true;
 }
 
-#define ADVICE_MAX_CLUSTERS 64
-
 /* advise, per cluster on a fleet (the file's comment): the clusters the
  * database holds, narrowed by q's cluster=; with more than one in the
  * database, each finding names its cluster. */
 static bool advise_fleet(struct request *req, struct response *resp, const struct api_query *q,
                          struct advice_result **out) {
-    if (!api_db_open(req, resp))
-        return false;
-    char(*all)[STORE_CLUSTER_NAME_MAX] = xcalloc(ADVICE_MAX_CLUSTERS, sizeof *all);
     size_t n_all = 0, n = 0;
-    enum err rc = store_cluster_names(req->db, NULL, all, ADVICE_MAX_CLUSTERS, &n_all);
-    if (rc == ERR_OK && n_all > 1 && q->clusters[0])
-        rc = store_cluster_names(req->db, q->clusters, all, ADVICE_MAX_CLUSTERS, &n);
-    else
-        n = n_all;
-    if (rc != ERR_OK) {
-        free(all);
-        response_error(resp, rc == ERR_BUSY ? 503 : 500, "database", "cannot read the data: %s",
-                       err_str(rc));
+    char(*all)[STORE_CLUSTER_NAME_MAX] = api_fleet_names(req, resp, NULL, &n_all);
+    if (!all)
         return false;
+    n = n_all;
+    if (n_all > 1 && q->clusters[0]) {
+        free(all);
+        if (!(all = api_fleet_names(req, resp, q->clusters, &n)))
+            return false;
     }
     if (n_all <= 1 || n == 0) { /* one cluster, or none of those asked: as asked */
         free(all);

@@ -6,20 +6,15 @@
 #include <string.h>
 
 #include "base/jsonw.h"
-#include "store/store_read.h"
 
-#define FLEET_MAX_CLUSTERS 64
-
-/* The clusters of q's selection that hold pools, nodes or tasks (calloc'd,
- * *n set); NULL with resp filled (503) on failure. */
-static char (*fleet_names(struct request *req, struct response *resp, const struct api_query *q,
-                          size_t *n))[STORE_CLUSTER_NAME_MAX] {
+char (*api_fleet_names(struct request *req, struct response *resp, const char *clusters,
+                       size_t *n))[STORE_CLUSTER_NAME_MAX] {
     *n = 0;
     if (!api_db_open(req, resp))
         return NULL;
-    char(*names)[STORE_CLUSTER_NAME_MAX] = calloc(FLEET_MAX_CLUSTERS, sizeof *names);
-    enum err rc = names ? store_cluster_names(req->db, q->clusters[0] ? q->clusters : NULL, names,
-                                              FLEET_MAX_CLUSTERS, n)
+    char(*names)[STORE_CLUSTER_NAME_MAX] = calloc(API_FLEET_MAX_CLUSTERS, sizeof *names);
+    enum err rc = names ? store_cluster_names(req->db, clusters && clusters[0] ? clusters : NULL,
+                                              names, API_FLEET_MAX_CLUSTERS, n)
                         : ERR_NOMEM;
     if (rc != ERR_OK) {
         free(names);
@@ -55,7 +50,7 @@ static void sub_request(const struct request *req, const char *name, struct requ
 void api_route_by_cluster(struct request *req, struct response *resp, const struct api_query *q,
                           api_route_fn h, const char *key) {
     size_t n;
-    char(*names)[STORE_CLUSTER_NAME_MAX] = fleet_names(req, resp, q, &n);
+    char(*names)[STORE_CLUSTER_NAME_MAX] = api_fleet_names(req, resp, q->clusters, &n);
     if (!names)
         return;
     enum err rc = buf_puts(&resp->body, "{\"aggregate\":\"cluster\",");

@@ -3,8 +3,18 @@
 #ifndef SPOTLEDGER_API_FLEET_H
 #define SPOTLEDGER_API_FLEET_H
 
+#include <stddef.h>
+
 #include "http/api.h"
 #include "base/request.h"
+#include "store/store_read.h"
+
+/* The clusters of the selection clusters (",a,b,"; NULL or "" every one) that
+ * hold pools, nodes or tasks, sorted by name, at most API_FLEET_MAX_CLUSTERS
+ * (malloc'd, *n set); NULL with resp filled (503) on failure. */
+#define API_FLEET_MAX_CLUSTERS 64
+char (*api_fleet_names(struct request *req, struct response *resp, const char *clusters,
+                       size_t *n))[STORE_CLUSTER_NAME_MAX];
 
 /* aggregate=cluster on a route (summary, timeseries, experiments; docs/fleet.md):
  * {"aggregate":"cluster","window":{..},"clusters":[{"cluster":NAME,KEY:BODY}, ...]},
